@@ -1,0 +1,39 @@
+"""calibbook: binary classifier calibration.
+
+``import calibbook`` is deliberately light: submodules (and numba, scikit-learn,
+matplotlib behind them) load on first use of a name, so a command-line tool or a
+notebook pays only for what it touches.
+"""
+
+from importlib import import_module
+
+__version__ = "0.1.0"
+
+# public name -> submodule that defines it
+_LAZY = {
+    "BaseCalibrator": "calibbook.base",
+    "calibration_report": "calibbook.metrics",
+    "expected_calibration_error": "calibbook.metrics",
+    "maximum_calibration_error": "calibbook.metrics",
+    "reliability_curve": "calibbook.metrics",
+    "brier_decomposition": "calibbook.metrics",
+    "reliability_diagram": "calibbook.plotting",
+    "make_circular": "calibbook.datasets",
+    "load_benchmark": "calibbook.datasets",
+    "benchmark_names": "calibbook.datasets",
+}
+_SUBMODULES = {"base", "metrics", "plotting", "datasets"}
+
+__all__ = sorted(_LAZY) + sorted(_SUBMODULES)
+
+
+def __getattr__(name):
+    if name in _SUBMODULES:
+        return import_module(f"calibbook.{name}")
+    if name in _LAZY:
+        return getattr(import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'calibbook' has no attribute {name!r}")
+
+
+def __dir__():
+    return __all__

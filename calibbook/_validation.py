@@ -1,0 +1,164 @@
+"""Input checks shared by every public entry point.
+
+Validation happens here, once, at the edge: kernels downstream assume clean
+float64 arrays and never check anything themselves.  Every failure is a
+``ValueError`` whose message names the offending argument and the problem.
+"""
+
+import numpy as np
+
+
+def _as_1d_float(values, name):
+    """Convert to a contiguous 1-D float64 array; a single column is accepted."""
+    try:
+        arr = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be an array of real numbers ({exc}).") from None
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise ValueError(
+            f"{name} must be 1-D (one score per sample); got an array of shape {arr.shape}."
+        )
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty; at least one sample is needed.")
+    return np.ascontiguousarray(arr)
+
+
+def check_scores(scores, *, name="scores", probabilities=False, estimator=None):
+    """Validate classifier scores: 1-D, finite and, if required, inside [0, 1].
+
+    Parameters
+    ----------
+    scores : array-like of shape (n,) or (n, 1)
+    name : str
+        Name used in error messages.
+    probabilities : bool
+        If True the scores must lie in [0, 1].
+    estimator : str, optional
+        Name of the method that needs probabilities, for the error message.
+
+    Returns
+    -------
+    ndarray of float64, shape (n,)
+    """
+    arr = _as_1d_float(scores, name)
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        raise ValueError(
+            f"{name} contains NaN or infinite values ({int(bad.sum())} of {arr.size} entries); "
+            "remove or impute them before calibrating."
+        )
+    if probabilities:
+        lo, hi = arr.min(), arr.max()
+        if lo < 0.0 or hi > 1.0:
+            who = f"{estimator} needs" if estimator else "this function needs"
+            raise ValueError(
+                f"{name} must lie in [0, 1] because {who} probabilities; got values in "
+                f"[{lo:.4g}, {hi:.4g}]. Map decision values to [0, 1] first "
+                "(e.g. with a sigmoid or PlattScaling), or use a method that accepts any real score."
+            )
+    return arr
+
+
+def check_binary_labels(y, *, name="y", require_both=True):
+    """Validate 0/1 (or boolean) labels and return them as float64.
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+    name : str
+        Name used in error messages.
+    require_both : bool
+        If True, both classes must be present.
+    """
+    arr = np.asarray(y)
+    if arr.dtype == bool:
+        arr = arr.astype(np.float64)
+    arr = _as_1d_float(arr, name)
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{name} contains NaN or infinite values; labels must be 0 or 1.")
+    values = np.unique(arr)
+    if not np.isin(values, (0.0, 1.0)).all():
+        shown = ", ".join(f"{v:g}" for v in values[:6]) + (", ..." if values.size > 6 else "")
+        raise ValueError(
+            f"{name} must be binary with values in {{0, 1}} (or booleans); got values {{{shown}}}. "
+            "Encode the positive class as 1, e.g. y = (labels == positive_label)."
+        )
+    if require_both and values.size < 2:
+        raise ValueError(
+            f"{name} contains a single class ({values[0]:g}); calibration needs both "
+            "positive and negative examples."
+        )
+    return arr
+
+
+def check_sample_weight(sample_weight, n_samples, *, name="sample_weight"):
+    """Return float64 weights of length ``n_samples`` (ones when None)."""
+    if sample_weight is None:
+        return np.ones(n_samples, dtype=np.float64)
+    w = _as_1d_float(sample_weight, name) if np.ndim(sample_weight) else None
+    if w is None:  # a scalar weight applies to every sample
+        w = np.full(n_samples, float(sample_weight))
+    if w.shape[0] != n_samples:
+        raise ValueError(f"{name} has {w.shape[0]} entries but there are {n_samples} samples.")
+    if not np.isfinite(w).all():
+        raise ValueError(f"{name} contains NaN or infinite values.")
+    if (w < 0).any():
+        raise ValueError(
+            f"{name} must be non-negative; found {int((w < 0).sum())} negative weight(s)."
+        )
+    if not (w > 0).any():
+        raise ValueError(f"{name} is zero everywhere; at least one sample needs positive weight.")
+    return w
+
+
+def check_consistent_length(**arrays):
+    """Raise if the named arrays do not all have the same length."""
+    lengths = {name: len(a) for name, a in arrays.items()}
+    if len(set(lengths.values())) > 1:
+        described = ", ".join(f"{name} has {n}" for name, n in lengths.items())
+        raise ValueError(f"Inconsistent numbers of samples: {described}.")
+
+
+def check_fit_input(scores, y, sample_weight=None, *, probabilities=False, estimator=None):
+    """Validate the arguments of ``fit(scores, y, sample_weight)``.
+
+    Returns float64 arrays ``(scores, y, sample_weight)``.  The class check is made
+    on the samples with positive weight, since zero-weight rows carry no information.
+    """
+    s = check_scores(scores, probabilities=probabilities, estimator=estimator)
+    labels = check_binary_labels(y, require_both=False)
+    check_consistent_length(scores=s, y=labels)
+    w = check_sample_weight(sample_weight, s.shape[0])
+    present = np.unique(labels[w > 0])
+    if present.size < 2:
+        raise ValueError(
+            f"y contains a single class ({present[0]:g}) among samples with positive weight; "
+            "calibration needs both positive and negative examples."
+        )
+    return s, labels, w
+
+
+def check_probability_input(y_true, y_prob, sample_weight=None, *, require_both=False):
+    """Validate the arguments of a metric: labels, probabilities in [0, 1], weights."""
+    labels = check_binary_labels(y_true, name="y_true", require_both=require_both)
+    p = check_scores(y_prob, name="y_prob", probabilities=True, estimator="this metric")
+    check_consistent_length(y_true=labels, y_prob=p)
+    w = check_sample_weight(sample_weight, p.shape[0])
+    return labels, p, w
+
+
+def check_n_bins(n_bins):
+    """Validate a number of bins (a positive integer)."""
+    if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
+        raise ValueError(f"n_bins must be a positive integer; got {n_bins!r}.")
+    return int(n_bins)
+
+
+def check_option(value, name, allowed):
+    """Raise unless ``value`` is one of ``allowed``."""
+    if value not in allowed:
+        choices = ", ".join(repr(a) for a in allowed)
+        raise ValueError(f"{name} must be one of {choices}; got {value!r}.")
+    return value

@@ -1,0 +1,159 @@
+"""Figures in one consistent style: reliability diagrams with prediction histograms.
+
+Conventions follow matplotlib: every function takes an optional ``ax`` and
+returns the Axes it drew on, so figures compose with ``plt.subplots``.
+"""
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from .metrics import reliability_curve
+
+__all__ = ["STYLE", "COLORS", "use_style", "reliability_diagram"]
+
+# Okabe-Ito palette: distinguishable under the common colour-vision deficiencies.
+COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
+
+STYLE = {
+    "figure.figsize": (5.0, 4.2),
+    "figure.dpi": 100,
+    "savefig.dpi": 150,
+    "savefig.bbox": "tight",
+    "font.size": 10,
+    "axes.titlesize": 11,
+    "axes.labelsize": 10,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "axes.spines.top": False,
+    "axes.prop_cycle": None,  # filled in use_style (needs matplotlib's cycler)
+    "legend.frameon": False,
+    "lines.linewidth": 1.6,
+    "lines.markersize": 4.5,
+}
+
+
+def use_style():
+    """Apply the calibbook figure style to matplotlib's global rcParams."""
+    import matplotlib as mpl
+    from cycler import cycler
+
+    style = dict(STYLE, **{"axes.prop_cycle": cycler(color=COLORS)})
+    mpl.rcParams.update(style)
+
+
+def _histogram_axes(ax, height):
+    """A twin axis whose bars fill the lowest ``height`` of ``ax`` (created once per ax)."""
+    hax = getattr(ax, "_calibbook_histogram_axes", None)
+    if hax is None:
+        hax = ax.twinx()
+        hax.grid(False)
+        hax.set_ylabel("fraction of predictions", color="0.45")
+        hax.tick_params(axis="y", colors="0.45", labelsize=8)
+        hax.spines["right"].set_color("0.6")
+        hax.set_zorder(ax.get_zorder() - 1)  # bars behind the curve
+        ax.patch.set_visible(False)
+        ax._calibbook_histogram_axes = hax
+        ax._calibbook_histogram_height = height
+        ax._calibbook_histogram_max = 0.0
+    return hax
+
+
+def reliability_diagram(
+    y_true,
+    y_prob,
+    *,
+    ax=None,
+    n_bins=10,
+    strategy="uniform",
+    sample_weight=None,
+    label=None,
+    confidence=0.95,
+    show_histogram=True,
+    histogram_height=0.25,
+    color=None,
+    **line_kwargs,
+):
+    """Reliability diagram: observed frequency against mean prediction, per bin.
+
+    Draws the diagonal of perfect calibration, the binned curve with binomial
+    confidence intervals on the observed frequencies, and a histogram of the
+    predictions on a twin axis along the bottom (fraction of samples per bin,
+    right-hand scale). Call it again on the same ``ax``, or pass a mapping of
+    ``{name: y_prob}``, to overlay several models.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Binary labels in {0, 1}.
+    y_prob : array-like of shape (n,) or mapping {name: array-like}
+        Predicted probabilities of one model, or of several models to overlay.
+    ax : matplotlib Axes, optional
+        Axes to draw on; the current Axes by default.
+    n_bins, strategy, sample_weight
+        Binning, as in :func:`calibbook.metrics.reliability_curve`.
+    label : str, optional
+        Legend label for a single model (mappings use their keys).
+    confidence : float or None, default=0.95
+        Level of the Wilson intervals; None draws no error bars.
+    show_histogram : bool, default=True
+        Draw the histogram of predictions.
+    histogram_height : float, default=0.25
+        Fraction of the axes height the tallest histogram bar reaches.
+    color : color, optional
+        Colour for a single model (mappings use the style's colour cycle).
+    **line_kwargs
+        Passed to :meth:`matplotlib.axes.Axes.errorbar` for the curve.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        ax = plt.gca()
+    if isinstance(y_prob, Mapping):
+        for name, p in y_prob.items():
+            reliability_diagram(
+                y_true, p, ax=ax, n_bins=n_bins, strategy=strategy, sample_weight=sample_weight,
+                label=name, confidence=confidence, show_histogram=show_histogram,
+                histogram_height=histogram_height, **line_kwargs,
+            )
+        return ax
+
+    curve = reliability_curve(
+        y_true, y_prob, n_bins=n_bins, strategy=strategy, sample_weight=sample_weight,
+        confidence=confidence if confidence is not None else 0.95,
+    )
+    if not any(line.get_gid() == "calibbook-diagonal" for line in ax.get_lines()):
+        ax.plot([0, 1], [0, 1], ls="--", color="0.5", lw=1, gid="calibbook-diagonal",
+                label="perfect calibration")
+    if color is None:
+        color = ax._get_lines.get_next_color()
+    yerr = None
+    if confidence is not None:
+        yerr = np.vstack([curve["observed"] - curve["ci_lower"], curve["ci_upper"] - curve["observed"]])
+    ax.errorbar(
+        curve["mean_predicted"], curve["observed"], yerr=yerr, color=color, marker="o",
+        capsize=2, elinewidth=0.8, label=label, **line_kwargs,
+    )
+
+    if show_histogram:
+        hax = _histogram_axes(ax, histogram_height)
+        p = np.asarray(y_prob, dtype=float).ravel()
+        w = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        counts, edges = np.histogram(p, bins=np.linspace(0, 1, 21), weights=w)
+        frac = counts / counts.sum()
+        hax.stairs(frac, edges, color=color, alpha=0.25, fill=True)
+        hax.stairs(frac, edges, color=color, alpha=0.8, lw=0.8)
+        ax._calibbook_histogram_max = max(ax._calibbook_histogram_max, frac.max())
+        hax.set_ylim(0, ax._calibbook_histogram_max / ax._calibbook_histogram_height)
+
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("mean predicted probability")
+    ax.set_ylabel("observed frequency of positives")
+    if label is not None:
+        ax.legend(loc="upper left", fontsize=8)
+    return ax

@@ -1,0 +1,132 @@
+"""The calibrator contract of DESIGN.md, checked on a minimal calibrator.
+
+Each real calibrator's own test module runs these same checks through
+``contract_checks``; here a toy one (the weighted base rate, a constant map)
+pins the behaviour of the base class itself.
+"""
+
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+
+from calibbook.base import BaseCalibrator
+
+
+class BaseRate(BaseCalibrator):
+    """Predicts the (smoothed) weighted fraction of positives, whatever the score."""
+
+    def __init__(self, prior=0.0):
+        self.prior = prior
+
+    def _fit(self, scores, y, sample_weight):
+        self.rate_ = (np.sum(sample_weight * y) + self.prior) / (sample_weight.sum() + 2 * self.prior)
+
+    def _predict(self, scores):
+        return np.full(scores.shape, self.rate_)
+
+
+class NeedsProbabilities(BaseRate):
+    _requires_probabilities = True
+
+
+class Overshoots(BaseRate):
+    def _predict(self, scores):
+        return scores  # raw scores, may leave [0, 1]
+
+
+class Broken(BaseRate):
+    def _predict(self, scores):
+        return np.full(scores.shape, np.nan)
+
+
+SCORES = np.array([-2.0, -1.0, 0.5, 1.0, 3.0])
+LABELS = np.array([0, 0, 1, 0, 1])
+
+
+def test_fit_predict_and_transform_alias():
+    cal = BaseRate().fit(SCORES, LABELS)
+    assert cal.predict([0.0, 10.0]) == pytest.approx([0.4, 0.4])
+    assert np.array_equal(cal.transform([1.0]), cal.predict([1.0]))
+    assert cal.fit_transform(SCORES, LABELS).shape == (5,)
+
+
+def test_integer_weights_equal_repeated_rows():
+    w = np.array([1, 3, 0, 2, 1])
+    weighted = BaseRate().fit(SCORES, LABELS, sample_weight=w)
+    repeated = BaseRate().fit(np.repeat(SCORES, w), np.repeat(LABELS, w))
+    assert weighted.rate_ == pytest.approx(repeated.rate_)
+
+
+def test_clone_pickle_and_params_round_trip():
+    cal = BaseRate(prior=1.5)
+    assert clone(cal).get_params() == {"prior": 1.5}
+    cal.set_params(prior=0.5)
+    assert cal.prior == 0.5
+    fitted = cal.fit(SCORES, LABELS)
+    restored = pickle.loads(pickle.dumps(fitted))
+    assert np.array_equal(restored.predict(SCORES), fitted.predict(SCORES))
+    assert not hasattr(clone(fitted), "rate_")
+
+
+def test_unfitted_use_raises_not_fitted():
+    with pytest.raises(NotFittedError):
+        BaseRate().predict(SCORES)
+
+
+def test_column_vector_accepted_and_output_is_1d_in_unit_interval():
+    p = Overshoots().fit(SCORES[:, None], LABELS).predict(SCORES[:, None])
+    assert p.shape == (5,)
+    assert p.min() >= 0 and p.max() <= 1
+
+
+def test_non_finite_output_is_a_defect_not_silence():
+    with pytest.raises(RuntimeError, match="non-finite"):
+        Broken().fit(SCORES, LABELS).predict(SCORES)
+
+
+@pytest.mark.parametrize(
+    "scores,y,w,message",
+    [
+        ([0.1, np.nan, 0.3], [0, 1, 0], None, "NaN or infinite"),
+        ([0.1, -np.inf, 0.3], [0, 1, 0], None, "NaN or infinite"),
+        ([0.1, 0.2, 0.3], [0, 1, 2], None, "binary"),
+        ([0.1, 0.2, 0.3], [1, 1, 1], None, "single class"),
+        ([0.1, 0.2, 0.3], [0, 1, 1], [1, 0, 0], "single class"),
+        ([0.1, 0.2, 0.3], [0, 1], None, "Inconsistent numbers of samples"),
+        ([0.1, 0.2, 0.3], [0, 1, 1], [1, -1, 1], "non-negative"),
+        ([], [], None, "empty"),
+        ([[0.1, 0.2], [0.3, 0.4]], [0, 1], None, "1-D"),
+        (["a", "b"], [0, 1], None, "real numbers"),
+    ],
+)
+def test_fit_rejects_bad_input(scores, y, w, message):
+    with pytest.raises(ValueError, match=message):
+        BaseRate().fit(scores, y, sample_weight=w)
+
+
+def test_probability_methods_reject_scores_outside_unit_interval():
+    with pytest.raises(ValueError, match=r"must lie in \[0, 1\] because NeedsProbabilities"):
+        NeedsProbabilities().fit([-0.5, 0.5, 0.9], [0, 1, 1])
+    cal = NeedsProbabilities().fit([0.1, 0.5, 0.9], [0, 1, 1])
+    with pytest.raises(ValueError, match="NeedsProbabilities"):
+        cal.predict([1.5])
+
+
+def test_predict_rejects_nan():
+    cal = BaseRate().fit(SCORES, LABELS)
+    with pytest.raises(ValueError, match="NaN"):
+        cal.predict([np.nan])
+
+
+def test_boolean_labels_accepted():
+    cal = BaseRate().fit(SCORES, LABELS.astype(bool))
+    assert cal.rate_ == pytest.approx(0.4)
+
+
+def test_sklearn_tags_declare_one_dimensional_input():
+    tags = BaseRate().__sklearn_tags__()
+    assert tags.input_tags.one_d_array and not tags.input_tags.two_d_array
+    assert tags.target_tags.required
