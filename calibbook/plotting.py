@@ -131,11 +131,12 @@ def reliability_diagram(
                 label="perfect calibration")
     if color is None:
         color = ax._get_lines.get_next_color()
+    x, obs = curve["mean_predicted"].to_numpy(), curve["observed"].to_numpy()
     yerr = None
     if confidence is not None:
-        yerr = np.vstack([curve["observed"] - curve["ci_lower"], curve["ci_upper"] - curve["observed"]])
+        yerr = np.vstack([obs - curve["ci_lower"].to_numpy(), curve["ci_upper"].to_numpy() - obs])
     ax.errorbar(
-        curve["mean_predicted"], curve["observed"], yerr=yerr, color=color, marker="o",
+        x, obs, yerr=yerr, color=color, marker="o",
         capsize=2, elinewidth=0.8, label=label, **line_kwargs,
     )
 

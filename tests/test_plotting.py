@@ -1,0 +1,59 @@
+"""Reliability diagrams draw what they promise: diagonal, curve, intervals, histogram."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from calibbook.metrics import reliability_curve  # noqa: E402
+from calibbook.plotting import COLORS, reliability_diagram, use_style  # noqa: E402
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(0)
+    p = rng.uniform(size=500)
+    return (rng.uniform(size=500) < p).astype(int), p
+
+
+def test_single_model_diagram(data):
+    y, p = data
+    fig, ax = plt.subplots()
+    reliability_diagram(y, p, ax=ax, label="model")
+    diagonals = [ln for ln in ax.get_lines() if ln.get_gid() == "calibbook-diagonal"]
+    assert len(diagonals) == 1
+    curve = reliability_curve(y, p)
+    drawn = [c for c in ax.containers if c.get_label() == "model"][0].lines[0]
+    np.testing.assert_allclose(drawn.get_xdata(), curve["mean_predicted"])
+    np.testing.assert_allclose(drawn.get_ydata(), curve["observed"])
+    hax = ax._calibbook_histogram_axes
+    assert len(hax.patches) == 2  # filled and outlined stairs
+    assert ax.get_xlim() == (0, 1) and ax.get_ylim() == (0, 1)
+    plt.close(fig)
+
+
+def test_overlay_shares_diagonal_and_histogram_axis(data):
+    y, p = data
+    fig, ax = plt.subplots()
+    reliability_diagram(y, {"a": p, "b": p**2}, ax=ax)
+    reliability_diagram(y, np.sqrt(p), ax=ax, label="c")
+    assert sum(ln.get_gid() == "calibbook-diagonal" for ln in ax.get_lines()) == 1
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert {"a", "b", "c"} <= set(labels)
+    assert len(fig.axes) == 2  # one histogram twin, however many models
+    plt.close(fig)
+
+
+def test_style_applies_palette():
+    use_style()
+    assert matplotlib.rcParams["axes.prop_cycle"].by_key()["color"] == COLORS
+
+
+def test_bad_input_raises_before_drawing():
+    fig, ax = plt.subplots()
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        reliability_diagram([0, 1], [0.5, 1.5], ax=ax)
+    plt.close(fig)
