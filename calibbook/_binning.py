@@ -12,7 +12,8 @@ Two strategies:
     score s lands in bin #{k in 1..K-1 : W(score < s) >= k W / K}. Tied scores
     share W(score < s), hence a bin. The rule depends on the weighted empirical
     distribution only, so integer weights give exactly the bins of repeated
-    rows. Heavy ties can leave some bins empty.
+    rows. Heavy ties can leave some bins empty (their edges coincide, or are
+    +inf past the largest score), and no score ever falls into those.
 """
 
 import numpy as np
@@ -20,26 +21,66 @@ import numpy as np
 STRATEGIES = ("uniform", "quantile")
 
 
-def bin_edges(values, weights, n_bins, strategy):
-    """Inner bin edges (length ``n_bins - 1``, non-decreasing).
+def sorted_runs(scores, labels=None, weights=None):
+    """Sorted unique scores with their total weight and positive weight.
 
-    ``values`` and ``weights`` are validated 1-D float64 arrays.
+    Without weights, positives and negatives are sorted separately (a plain
+    ``np.sort`` is several times faster than ``argsort``) and merged in one pass.
+    Rows of zero weight are dropped: they are absent rows.
     """
+    from ._kernels.aggregate import merge_sorted_runs, weighted_runs
+
+    if weights is None:
+        if labels is None:
+            return merge_sorted_runs(np.sort(scores), np.empty(0))
+        is_pos = labels == 1
+        return merge_sorted_runs(np.sort(scores[~is_pos]), np.sort(scores[is_pos]))
+    if labels is None:
+        labels = np.zeros_like(scores)
+    return weighted_runs(scores, weights, labels, np.argsort(scores))
+
+
+def equal_frequency(run_values, run_weights, run_positives, n_bins):
+    """Equal-frequency bins over sorted runs: (inner edges, bin weights, bin positives)."""
+    from ._kernels.binning import equal_frequency_bins
+
+    starts, bin_weight, bin_positive = equal_frequency_bins(run_weights, run_positives, n_bins)
+    edge_values = np.append(run_values, np.inf)  # a start past the last run means +inf
+    return edge_values[starts[1:-1]], bin_weight, bin_positive
+
+
+def equal_frequency_fit(scores, labels, weights, n_bins):
+    """Equal-frequency bins of labelled rows: (inner edges, bin weights, bin positives).
+
+    Unweighted rows take the O(K log N) path over separately sorted negatives and
+    positives; weighted rows go through the sorted runs.
+    """
+    from ._kernels.binning import equal_frequency_two_sorted, split_by_label
+
+    if weights is None:
+        neg, pos = split_by_label(scores, labels)
+        neg.sort()
+        pos.sort()
+        return equal_frequency_two_sorted(neg, pos, n_bins)
+    return equal_frequency(*sorted_runs(scores, labels, weights), n_bins)
+
+
+def uniform_edges(n_bins):
+    """Inner edges of K equal-width bins on [0, 1]."""
+    return np.linspace(0.0, 1.0, n_bins + 1)[1:-1]
+
+
+def unit_weights_or_none(weights):
+    """None when every weight is 1, so callers can take the unweighted fast path."""
+    return None if weights is None or np.all(weights == 1.0) else weights
+
+
+def bin_edges(values, weights, n_bins, strategy):
+    """Inner bin edges (length ``n_bins - 1``, non-decreasing) for validated arrays."""
     if strategy == "uniform":
-        return np.linspace(0.0, 1.0, n_bins + 1)[1:-1]
-    keep = weights > 0  # zero-weight rows must not place edges (they are absent rows)
-    values, weights = values[keep], weights[keep]
-    order = np.argsort(values)
-    v, w = values[order], weights[order]
-    below = np.concatenate(([0.0], np.cumsum(w)[:-1]))  # weight strictly before each sorted row
-    total = below[-1] + w[-1]
-    targets = np.arange(1, n_bins) * total / n_bins
-    # Within a run of ties only the first row's `below` is the weight strictly
-    # below the value; later rows include part of the tie, so mask them out.
-    first_of_run = np.concatenate(([True], v[1:] != v[:-1]))
-    run_values, run_below = v[first_of_run], below[first_of_run]
-    idx = np.searchsorted(run_below, targets, side="left")
-    return np.where(idx < run_values.size, run_values[np.minimum(idx, run_values.size - 1)], np.inf)
+        return uniform_edges(n_bins)
+    labels = np.zeros_like(values)
+    return equal_frequency_fit(values, labels, unit_weights_or_none(weights), n_bins)[0]
 
 
 def assign_bins(values, edges):

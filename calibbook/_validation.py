@@ -78,19 +78,26 @@ def check_binary_labels(y, *, name="y", require_both=True):
     arr = _as_1d_float(arr, name)
     if not np.isfinite(arr).all():
         raise ValueError(f"{name} contains NaN or infinite values; labels must be 0 or 1.")
-    values = np.unique(arr)
-    if not np.isin(values, (0.0, 1.0)).all():
+    is_pos = arr == 1.0
+    if not (is_pos | (arr == 0.0)).all():  # np.unique would sort: only on the error path
+        values = np.unique(arr)
         shown = ", ".join(f"{v:g}" for v in values[:6]) + (", ..." if values.size > 6 else "")
         raise ValueError(
             f"{name} must be binary with values in {{0, 1}} (or booleans); got values {{{shown}}}. "
             "Encode the positive class as 1, e.g. y = (labels == positive_label)."
         )
-    if require_both and values.size < 2:
-        raise ValueError(
-            f"{name} contains a single class ({values[0]:g}); calibration needs both "
-            "positive and negative examples."
-        )
+    if require_both:
+        _check_both_classes(is_pos, name)
     return arr
+
+
+def _check_both_classes(is_pos, name, context=""):
+    n_pos = int(np.count_nonzero(is_pos))
+    if n_pos == 0 or n_pos == is_pos.size:
+        raise ValueError(
+            f"{name} contains a single class ({1 if n_pos else 0}){context}; calibration needs "
+            "both positive and negative examples."
+        )
 
 
 def check_sample_weight(sample_weight, n_samples, *, name="sample_weight"):
@@ -124,19 +131,18 @@ def check_consistent_length(**arrays):
 def check_fit_input(scores, y, sample_weight=None, *, probabilities=False, estimator=None):
     """Validate the arguments of ``fit(scores, y, sample_weight)``.
 
-    Returns float64 arrays ``(scores, y, sample_weight)``.  The class check is made
-    on the samples with positive weight, since zero-weight rows carry no information.
+    Returns float64 arrays ``(scores, y, sample_weight)``; ``sample_weight`` stays
+    None when no weights were given, so that kernels can take their unweighted
+    fast path without scanning a vector of ones. The class check is made on the
+    samples with positive weight, since zero-weight rows carry no information.
     """
     s = check_scores(scores, probabilities=probabilities, estimator=estimator)
-    labels = check_binary_labels(y, require_both=False)
+    labels = check_binary_labels(y, require_both=sample_weight is None)
     check_consistent_length(scores=s, y=labels)
+    if sample_weight is None:
+        return s, labels, None
     w = check_sample_weight(sample_weight, s.shape[0])
-    present = np.unique(labels[w > 0])
-    if present.size < 2:
-        raise ValueError(
-            f"y contains a single class ({present[0]:g}) among samples with positive weight; "
-            "calibration needs both positive and negative examples."
-        )
+    _check_both_classes(labels[w > 0] == 1.0, "y", " among samples with positive weight")
     return s, labels, w
 
 

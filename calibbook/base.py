@@ -10,6 +10,7 @@ Subclasses implement two hooks that receive already-validated float64 arrays:
 
 ``_fit(scores, y, sample_weight)``
     learn the map and store the fitted state in attributes ending in ``_``;
+    ``sample_weight`` is None (unweighted: take the fast path) or a float64 array;
 ``_predict(scores)``
     evaluate the learned map.
 

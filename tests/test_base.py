@@ -14,6 +14,8 @@ from sklearn.exceptions import NotFittedError
 
 from calibbook.base import BaseCalibrator
 
+from .contract import check_calibrator_contract
+
 
 class BaseRate(BaseCalibrator):
     """Predicts the (smoothed) weighted fraction of positives, whatever the score."""
@@ -22,6 +24,8 @@ class BaseRate(BaseCalibrator):
         self.prior = prior
 
     def _fit(self, scores, y, sample_weight):
+        if sample_weight is None:
+            sample_weight = np.ones_like(y)
         self.rate_ = (np.sum(sample_weight * y) + self.prior) / (sample_weight.sum() + 2 * self.prior)
 
     def _predict(self, scores):
@@ -130,3 +134,9 @@ def test_sklearn_tags_declare_one_dimensional_input():
     tags = BaseRate().__sklearn_tags__()
     assert tags.input_tags.one_d_array and not tags.input_tags.two_d_array
     assert tags.target_tags.required
+
+
+def test_contract_checks_pass_on_the_toy_calibrator():
+    rng = np.random.default_rng(0)
+    scores = rng.normal(size=50)
+    check_calibrator_contract(BaseRate(prior=1.0), scores, (scores > 0).astype(int))

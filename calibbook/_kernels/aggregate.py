@@ -1,0 +1,67 @@
+"""Reduce (score, label, weight) rows to sorted (unique score, weight, positive weight) runs.
+
+Every fit in calibbook that depends on the scores only through their order
+(histogram binning, PAV, the near-isotonic path) can start from these runs, and
+fitting on runs gives exactly the fit on raw rows.
+"""
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def merge_sorted_runs(neg, pos):
+    """Merge the sorted scores of negatives and positives into runs of equal scores.
+
+    Returns ``values`` (strictly increasing), ``weights`` (rows per value) and
+    ``positives`` (positive rows per value), each of length R <= len(neg) + len(pos).
+    """
+    n_neg, n_pos = neg.shape[0], pos.shape[0]
+    n = n_neg + n_pos
+    values = np.empty(n, np.float64)
+    weights = np.empty(n, np.float64)
+    positives = np.empty(n, np.float64)
+    i = j = 0
+    r = -1
+    while i < n_neg or j < n_pos:
+        if j >= n_pos or (i < n_neg and neg[i] <= pos[j]):
+            v, is_pos = neg[i], 0.0
+            i += 1
+        else:
+            v, is_pos = pos[j], 1.0
+            j += 1
+        if r < 0 or v != values[r]:
+            r += 1
+            values[r] = v
+            weights[r] = 0.0
+            positives[r] = 0.0
+        weights[r] += 1.0
+        positives[r] += is_pos
+    return values[: r + 1], weights[: r + 1], positives[: r + 1]
+
+
+@njit(cache=True)
+def weighted_runs(values, weights, labels, order):
+    """Runs of equal scores, visiting rows in ``order`` (an argsort of ``values``).
+
+    Gathering through ``order`` inside the loop avoids three permuted copies;
+    rows of zero weight are skipped, as absent rows.
+    """
+    n = order.shape[0]
+    out_v = np.empty(n, np.float64)
+    out_w = np.empty(n, np.float64)
+    out_p = np.empty(n, np.float64)
+    r = -1
+    for idx in range(n):
+        i = order[idx]
+        w = weights[i]
+        if w == 0.0:
+            continue
+        if r < 0 or values[i] != out_v[r]:
+            r += 1
+            out_v[r] = values[i]
+            out_w[r] = 0.0
+            out_p[r] = 0.0
+        out_w[r] += w
+        out_p[r] += w * labels[i]
+    return out_v[: r + 1], out_w[: r + 1], out_p[: r + 1]

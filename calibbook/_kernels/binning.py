@@ -1,0 +1,172 @@
+"""Kernels for histogram bins: equal-frequency bins over runs, equal-width bins over rows."""
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def equal_frequency_bins(weights, positives, n_bins):
+    """Group sorted runs into ``n_bins`` equal-frequency bins without splitting a run.
+
+    Run r (total weight W) joins bin #{k in 1..K-1 : weight of runs before r >= k W / K}.
+
+    Returns
+    -------
+    starts : int64 array (n_bins + 1,)
+        Index of the first run of each bin; ``starts[K]`` is the number of runs.
+        Bins with ``starts[k] == starts[k + 1]`` are empty.
+    bin_weight, bin_positive : float64 arrays (n_bins,)
+    """
+    n_runs = weights.shape[0]
+    total = 0.0
+    for r in range(n_runs):
+        total += weights[r]
+    starts = np.empty(n_bins + 1, np.int64)
+    bin_weight = np.zeros(n_bins, np.float64)
+    bin_positive = np.zeros(n_bins, np.float64)
+    starts[0] = 0
+    below = 0.0
+    k = 1
+    for r in range(n_runs):
+        while k < n_bins and below >= k * total / n_bins:
+            starts[k] = r
+            k += 1
+        bin_weight[k - 1] += weights[r]
+        bin_positive[k - 1] += positives[r]
+        below += weights[r]
+    while k <= n_bins:
+        starts[k] = n_runs
+        k += 1
+    return starts, bin_weight, bin_positive
+
+
+@njit(cache=True)
+def uniform_bin_sums(scores, labels, weights, n_bins):
+    """Weight and positive weight per equal-width bin of [0, 1] (bin k = [k/K, (k+1)/K)).
+
+    Bin membership agrees exactly with ``np.linspace(0, 1, K + 1)`` as edges, which
+    ``floor(s * K)`` alone does not (0.3 * 10 rounds up, linspace's 0.3 rounds up too).
+    """
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    bin_weight = np.zeros(n_bins, np.float64)
+    bin_positive = np.zeros(n_bins, np.float64)
+    for i in range(scores.shape[0]):
+        s = scores[i]
+        k = min(int(s * n_bins), n_bins - 1)
+        while k > 0 and s < edges[k]:
+            k -= 1
+        while k < n_bins - 1 and s >= edges[k + 1]:
+            k += 1
+        bin_weight[k] += weights[i]
+        bin_positive[k] += weights[i] * labels[i]
+    return bin_weight, bin_positive
+
+
+@njit(cache=True)
+def bin_index(edges, x):
+    """``np.searchsorted(edges, x, side="right")`` for sorted ``edges``.
+
+    A branch-free binary search: random queries make the branches of a
+    classic search unpredictable, and numpy's version is several times slower
+    on unsorted keys.
+    """
+    m = edges.shape[0]
+    out = np.empty(x.shape[0], np.int64)
+    for i in range(x.shape[0]):
+        v = x[i]
+        base = 0
+        n = m
+        while n > 1:
+            half = n >> 1
+            base = base + half if edges[base + half] <= v else base
+            n -= half
+        out[i] = base + (1 if m > 0 and edges[base] <= v else 0)
+    return out
+
+
+@njit(cache=True)
+def split_by_label(scores, labels):
+    """Scores of negatives and of positives, in two arrays (one pass, no boolean masks)."""
+    n_pos = 0
+    for i in range(labels.shape[0]):
+        if labels[i] == 1.0:
+            n_pos += 1
+    neg = np.empty(labels.shape[0] - n_pos, np.float64)
+    pos = np.empty(n_pos, np.float64)
+    i_neg = i_pos = 0
+    for i in range(labels.shape[0]):
+        if labels[i] == 1.0:
+            pos[i_pos] = scores[i]
+            i_pos += 1
+        else:
+            neg[i_neg] = scores[i]
+            i_neg += 1
+    return neg, pos
+
+
+@njit(cache=True)
+def _kth_of_two(a, b, j):
+    """The j-th smallest (0-based) element of the union of sorted arrays a and b."""
+    na, nb = a.shape[0], b.shape[0]
+    lo, hi = max(0, j + 1 - nb), min(j + 1, na)
+    while True:
+        i = (lo + hi) // 2  # elements taken from a among the j + 1 smallest
+        if i < na and j - i >= 0 and b[j - i] > a[i]:
+            lo = i + 1
+        elif i > 0 and j + 1 - i < nb and a[i - 1] > b[j + 1 - i]:
+            hi = i - 1
+        else:
+            top = -np.inf
+            if i > 0:
+                top = a[i - 1]
+            if j - i >= 0 and b[j - i] > top:
+                top = b[j - i]
+            return top
+
+
+@njit(cache=True)
+def equal_frequency_two_sorted(neg, pos, n_bins):
+    """Equal-frequency bins of unit-weight rows given as sorted negatives and positives.
+
+    Same bins as ``equal_frequency_bins`` on the merged runs, in O(K log N) after the
+    two sorts: the k-th edge is the smallest score with at least k N / K rows strictly
+    below it, found from an order statistic of the union and, when that one sits
+    inside a run of ties, the next distinct score.
+
+    Returns inner edges (K - 1,), bin weights (K,), bin positives (K,).
+    """
+    n = neg.shape[0] + pos.shape[0]
+    total = float(n)
+    edges = np.empty(n_bins - 1, np.float64)
+    for k in range(1, n_bins):
+        t = k * total / n_bins
+        j = int(np.ceil(t))
+        if j >= n:
+            edges[k - 1] = np.inf
+            continue
+        u = _kth_of_two(neg, pos, j)
+        below = np.searchsorted(neg, u, side="left") + np.searchsorted(pos, u, side="left")
+        if below >= t:
+            edges[k - 1] = u
+        else:  # u's run of ties started before the target: the edge is the next value
+            nxt = np.inf
+            i_neg = np.searchsorted(neg, u, side="right")
+            i_pos = np.searchsorted(pos, u, side="right")
+            if i_neg < neg.shape[0]:
+                nxt = neg[i_neg]
+            if i_pos < pos.shape[0] and pos[i_pos] < nxt:
+                nxt = pos[i_pos]
+            edges[k - 1] = nxt
+    bin_weight = np.empty(n_bins, np.float64)
+    bin_positive = np.empty(n_bins, np.float64)
+    prev_all, prev_pos = 0, 0
+    for k in range(n_bins):
+        if k < n_bins - 1:
+            c_pos = np.searchsorted(pos, edges[k], side="left")
+            c_all = c_pos + np.searchsorted(neg, edges[k], side="left")
+        else:
+            c_pos, c_all = pos.shape[0], n
+        bin_weight[k] = c_all - prev_all
+        bin_positive[k] = c_pos - prev_pos
+        prev_all, prev_pos = c_all, c_pos
+    return edges, bin_weight, bin_positive
