@@ -12,6 +12,7 @@ __version__ = "0.1.0"
 # public name -> submodule that defines it
 _LAZY = {
     "BaseCalibrator": "calibbook.base",
+    "HistogramBinning": "calibbook.histogram_binning",
     "calibration_report": "calibbook.metrics",
     "expected_calibration_error": "calibbook.metrics",
     "maximum_calibration_error": "calibbook.metrics",
@@ -22,7 +23,7 @@ _LAZY = {
     "load_benchmark": "calibbook.datasets",
     "benchmark_names": "calibbook.datasets",
 }
-_SUBMODULES = {"base", "metrics", "plotting", "datasets"}
+_SUBMODULES = {"base", "metrics", "plotting", "datasets", "histogram_binning"}
 
 __all__ = sorted(_LAZY) + sorted(_SUBMODULES)
 

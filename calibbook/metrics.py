@@ -164,6 +164,8 @@ def reliability_curve(
         outer = np.concatenate(([lo], np.minimum(edges, hi), [hi]))
     full = weight > 0
     lo, hi = _binomial_interval(o[full] * weight[full], weight[full], confidence, interval)
+    # at o = 0 or 1 rounding can leave a bound 1e-16 on the wrong side of o itself
+    lo, hi = np.minimum(lo, o[full]), np.maximum(hi, o[full])
     return pd.DataFrame(
         {
             "bin_lower": outer[:-1][full],

@@ -10,7 +10,7 @@ import numpy as np
 
 from .metrics import reliability_curve
 
-__all__ = ["STYLE", "COLORS", "use_style", "reliability_diagram"]
+__all__ = ["STYLE", "COLORS", "use_style", "reliability_diagram", "histogram_axes", "label_outer"]
 
 # Okabe-Ito palette: distinguishable under the common colour-vision deficiencies.
 COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
@@ -40,6 +40,30 @@ def use_style():
 
     style = dict(STYLE, **{"axes.prop_cycle": cycler(color=COLORS)})
     mpl.rcParams.update(style)
+
+
+def histogram_axes(ax):
+    """The twin Axes holding the prediction histogram of a reliability diagram, or None."""
+    return getattr(ax, "_calibbook_histogram_axes", None)
+
+
+def label_outer(axes):
+    """Keep axis labels only on the outer panels of a grid of reliability diagrams.
+
+    Like :meth:`matplotlib.axes.Axes.label_outer`, and it also keeps the
+    histogram's right-hand label on the last column only.
+    """
+    axes = np.atleast_2d(axes)
+    n_rows, n_cols = axes.shape
+    for (row, col), ax in np.ndenumerate(axes):
+        if col > 0:
+            ax.set_ylabel("")
+        if row < n_rows - 1:
+            ax.set_xlabel("")
+        hax = histogram_axes(ax)
+        if hax is not None and col < n_cols - 1:
+            hax.set_ylabel("")
+    return axes
 
 
 def _histogram_axes(ax, height):
@@ -108,6 +132,7 @@ def reliability_diagram(
     Returns
     -------
     matplotlib.axes.Axes
+        The diagram's Axes; :func:`histogram_axes` gives its histogram twin.
     """
     import matplotlib.pyplot as plt
 
@@ -148,8 +173,12 @@ def reliability_diagram(
         frac = counts / counts.sum()
         hax.stairs(frac, edges, color=color, alpha=0.25, fill=True)
         hax.stairs(frac, edges, color=color, alpha=0.8, lw=0.8)
-        ax._calibbook_histogram_max = max(ax._calibbook_histogram_max, frac.max())
-        hax.set_ylim(0, ax._calibbook_histogram_max / ax._calibbook_histogram_height)
+        from matplotlib.ticker import MaxNLocator
+
+        top = ax._calibbook_histogram_max = max(ax._calibbook_histogram_max, frac.max())
+        ticks = MaxNLocator(nbins=3).tick_values(0, top)
+        hax.set_yticks(ticks[ticks <= top * (1 + 1e-9)])  # no ticks above the tallest bar
+        hax.set_ylim(0, top / ax._calibbook_histogram_height)
 
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)

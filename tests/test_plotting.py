@@ -9,7 +9,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from calibbook.metrics import reliability_curve  # noqa: E402
-from calibbook.plotting import COLORS, reliability_diagram, use_style  # noqa: E402
+from calibbook.plotting import COLORS, histogram_axes, label_outer, reliability_diagram, use_style  # noqa: E402
 
 
 @pytest.fixture
@@ -56,4 +56,32 @@ def test_bad_input_raises_before_drawing():
     fig, ax = plt.subplots()
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         reliability_diagram([0, 1], [0.5, 1.5], ax=ax)
+    plt.close(fig)
+
+
+def test_label_outer_and_histogram_axes(data):
+    y, p = data
+    fig, axes = plt.subplots(2, 2)
+    for ax in axes.flat:
+        reliability_diagram(y, p, ax=ax)
+    label_outer(axes)
+    assert axes[0, 0].get_xlabel() == "" and axes[1, 0].get_xlabel() != ""
+    assert axes[0, 1].get_ylabel() == "" and axes[0, 0].get_ylabel() != ""
+    assert histogram_axes(axes[0, 0]).get_ylabel() == ""
+    assert histogram_axes(axes[0, 1]).get_ylabel() != ""
+    # histogram ticks stop at the tallest bar
+    hax = histogram_axes(axes[0, 0])
+    tallest = max(patch.get_data()[0].max() for patch in hax.patches)
+    assert max(hax.get_yticks()) <= tallest + 1e-12
+    plt.close(fig)
+
+
+def test_extreme_bins_draw_without_negative_error_bars():
+    # every bin observed at exactly 0 or 1: the intervals must still contain o_k
+    p = np.linspace(0.01, 0.99, 2000)
+    y = (p > 0.5).astype(int)
+    curve = reliability_curve(y, p)
+    assert (curve["ci_lower"] <= curve["observed"]).all() and (curve["observed"] <= curve["ci_upper"]).all()
+    fig, ax = plt.subplots()
+    reliability_diagram(y, p, ax=ax)
     plt.close(fig)
