@@ -1,0 +1,281 @@
+"""A classifier with calibrated probabilities: any scikit-learn classifier plus any calibrator.
+
+Semantics follow scikit-learn's ``CalibratedClassifierCV``: with ``ensemble=True``
+each cross-validation fold fits a copy of the classifier on its training part and
+a calibrator on the held-out part, and predictions average the folds' calibrated
+probabilities; with ``ensemble=False`` one calibrator is fitted on out-of-fold
+scores from ``cross_val_predict`` and the classifier is refitted on all the data.
+A classifier wrapped in ``sklearn.frozen.FrozenEstimator`` is used as it is and
+the calibrator is fitted on all the data given to ``fit``.
+"""
+
+import inspect
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.frozen import FrozenEstimator
+from sklearn.model_selection import check_cv, cross_val_predict
+from sklearn.preprocessing import LabelEncoder
+from sklearn.utils import _safe_indexing, indexable
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, _num_samples, check_is_fitted
+
+__all__ = ["CalibratedClassifier"]
+
+_RESPONSE_METHODS = ("decision_function", "predict_proba")
+
+
+def _calibrator_for(method):
+    """A fresh, unfitted calibrator for a method name or a calibrator instance."""
+    from .histogram_binning import HistogramBinning
+    from .isotonic import IsotonicCalibration
+    from .platt import PlattScaling
+
+    named = {
+        "sigmoid": PlattScaling,
+        # linear interpolation, as scikit-learn: continuous in the score, so a score that
+        # moves by a rounding error cannot jump to the neighbouring PAV block
+        "isotonic": lambda: IsotonicCalibration(interpolation="linear"),
+        "histogram": HistogramBinning,
+    }
+    if isinstance(method, str):
+        if method not in named:
+            choices = ", ".join(repr(k) for k in named)
+            raise ValueError(f"method must be one of {choices} or a calibrator instance; got {method!r}.")
+        return named[method]()
+    if hasattr(method, "fit") and hasattr(method, "predict"):
+        return clone(method)
+    raise ValueError(f"method must be a name or a calibrator with fit/predict; got {method!r}.")
+
+
+def _response_method(estimator):
+    for name in _RESPONSE_METHODS:
+        if hasattr(estimator, name):
+            return name
+    raise ValueError(
+        f"{type(estimator).__name__} has neither decision_function nor predict_proba, "
+        "so there is no score to calibrate."
+    )
+
+
+def _scores(estimator, X, method, n_classes):
+    """Scores as an (n, n_columns) array: one column when binary, one per class otherwise."""
+    raw = np.asarray(getattr(estimator, method)(X), dtype=np.float64)
+    if n_classes == 2:
+        if raw.ndim == 2:  # predict_proba: the positive class's column
+            raw = raw[:, -1]
+        return raw.reshape(-1, 1)
+    return raw
+
+
+class _ConstantMap:
+    """Stands in for a calibrator when a column's labels hold a single class."""
+
+    def fit(self, scores, y, sample_weight=None):
+        w = np.ones_like(y, dtype=float) if sample_weight is None else sample_weight
+        self.value_ = float(np.sum(w * y) / np.sum(w)) if np.sum(w) > 0 else 0.0
+        return self
+
+    def predict(self, scores):
+        return np.full(np.shape(scores)[0], self.value_)
+
+
+class _CalibratedPair:
+    """A fitted classifier and one calibrator per score column."""
+
+    def __init__(self, estimator, method, response, classes):
+        self.estimator = estimator
+        self.method = method
+        self.response = response
+        self.classes = classes
+
+    def fit_calibrators(self, scores, y_encoded, sample_weight):
+        n_classes = self.classes.size
+        columns = [1] if n_classes == 2 else range(n_classes)
+        # the fold's classifier may not have seen every class: map its columns to ours
+        seen = getattr(self.estimator, "classes_", self.classes)
+        self.column_classes = np.searchsorted(self.classes, seen) if n_classes > 2 else np.array([1])
+        self.calibrators = []
+        for j, k in enumerate(columns if n_classes == 2 else self.column_classes):
+            target = (y_encoded == k).astype(np.float64)
+            present = target if sample_weight is None else target[sample_weight > 0]
+            cal = _calibrator_for(self.method) if 0 < present.sum() < present.size else _ConstantMap()
+            self.calibrators.append(cal.fit(scores[:, j], target, sample_weight))
+        return self
+
+    def predict_proba(self, X):
+        n_classes = self.classes.size
+        scores = _scores(self.estimator, X, self.response, n_classes)
+        if n_classes == 2:
+            p = self.calibrators[0].predict(scores[:, 0])
+            return np.column_stack((1.0 - p, p))
+        proba = np.zeros((scores.shape[0], n_classes))
+        for j, (k, cal) in enumerate(zip(self.column_classes, self.calibrators)):
+            proba[:, k] = cal.predict(scores[:, j])
+        total = proba.sum(axis=1, keepdims=True)
+        # one-vs-rest probabilities need not sum to one: renormalise, uniform if all vanish
+        return np.divide(proba, total, out=np.full_like(proba, 1.0 / n_classes), where=total > 0)
+
+
+class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
+    """Any classifier with calibrated probabilities, by cross-validation or on a frozen model.
+
+    Parameters
+    ----------
+    estimator : classifier, default=None
+        The classifier whose scores are calibrated (``decision_function`` if it
+        has one, else ``predict_proba``). None means ``LogisticRegression()``.
+        Wrap a fitted classifier in ``sklearn.frozen.FrozenEstimator`` to calibrate
+        it as it is on the data passed to ``fit``.
+    method : {"sigmoid", "isotonic", "histogram"} or calibrator, default="sigmoid"
+        ``"sigmoid"`` is :class:`~calibbook.PlattScaling`, ``"isotonic"`` is
+        :class:`~calibbook.IsotonicCalibration` with linear interpolation (as in
+        scikit-learn), ``"histogram"`` is
+        :class:`~calibbook.HistogramBinning`; any calibbook calibrator instance
+        (cloned for each fold and class) is accepted too.
+    cv : int, cross-validation generator or iterable, default=5
+        Folds for fitting classifier and calibrator on disjoint data (stratified
+        k-fold for an integer). Ignored for a ``FrozenEstimator``.
+    ensemble : bool, default=True
+        True: keep one (classifier, calibrator) pair per fold and average their
+        probabilities. False: one calibrator fitted on out-of-fold scores and a
+        classifier refitted on all the data.
+    n_jobs : int, default=None
+        Parallel jobs for ``cross_val_predict`` (ensemble=False).
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        Class labels.
+    calibrated_classifiers_ : list
+        The fitted (classifier, calibrators) pairs; one when ``ensemble=False`` or
+        the estimator is frozen.
+
+    Notes
+    -----
+    Multiclass problems are calibrated one-vs-rest, one calibrator per class,
+    and the probabilities are renormalised to sum to one.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.naive_bayes import GaussianNB
+    >>> X, y = make_classification(random_state=0)
+    >>> clf = CalibratedClassifier(GaussianNB(), method="isotonic", cv=3).fit(X, y)
+    >>> clf.predict_proba(X[:2]).shape
+    (2, 2)
+    """
+
+    def __init__(self, estimator=None, method="sigmoid", cv=5, ensemble=True, n_jobs=None):
+        self.estimator = estimator
+        self.method = method
+        self.cv = cv
+        self.ensemble = ensemble
+        self.n_jobs = n_jobs
+
+    def _estimator(self):
+        if self.estimator is None:
+            from sklearn.linear_model import LogisticRegression
+
+            return LogisticRegression()
+        return self.estimator
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit classifier(s) and calibrator(s).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+            Passed to the calibrators, and to the classifier when its ``fit``
+            accepts it.
+
+        Returns
+        -------
+        self
+        """
+        check_classification_targets(y)
+        X, y = indexable(X, y)
+        if _num_samples(X) == 0:
+            raise ValueError("CalibratedClassifier cannot be fitted on empty data (0 samples).")
+        _calibrator_for(self.method)  # fail early on a bad method
+        if not isinstance(self.ensemble, (bool, np.bool_)):
+            raise ValueError(f"ensemble must be True or False; got {self.ensemble!r}.")
+        encoder = LabelEncoder().fit(y)
+        self.classes_ = encoder.classes_
+        if self.classes_.size < 2:
+            raise ValueError(
+                f"CalibratedClassifier needs samples of at least 2 classes; got one class "
+                f"({self.classes_[0]!r}) in {len(y)} sample(s)."
+            )
+        y_enc = encoder.transform(y)
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, X)
+        estimator = self._estimator()
+        response = _response_method(estimator)
+        takes_weight = "sample_weight" in inspect.signature(estimator.fit).parameters
+        fit_kwargs = lambda idx: (  # noqa: E731 - weights of a subset, when the classifier takes them
+            {"sample_weight": _safe_indexing(sample_weight, idx)}
+            if sample_weight is not None and takes_weight else {}
+        )
+        n_classes = self.classes_.size
+
+        if isinstance(estimator, FrozenEstimator):
+            pair = _CalibratedPair(estimator, self.method, response, self.classes_)
+            scores = _scores(estimator, X, response, n_classes)
+            self.calibrated_classifiers_ = [pair.fit_calibrators(scores, y_enc, sample_weight)]
+        else:
+            n_folds = self.cv if isinstance(self.cv, numbers.Integral) else getattr(self.cv, "n_splits", None)
+            if n_folds and np.bincount(y_enc).min() < n_folds:
+                raise ValueError(
+                    f"Requesting {n_folds}-fold cross-validation but some class has fewer than "
+                    f"{n_folds} examples."
+                )
+            cv = check_cv(self.cv, y_enc, classifier=True)
+            if self.ensemble:
+                self.calibrated_classifiers_ = []
+                for train, test in cv.split(X, y_enc):
+                    est = clone(estimator).fit(
+                        _safe_indexing(X, train), _safe_indexing(y, train), **fit_kwargs(train)
+                    )
+                    pair = _CalibratedPair(est, self.method, response, self.classes_)
+                    scores = _scores(est, _safe_indexing(X, test), response, n_classes)
+                    w = None if sample_weight is None else sample_weight[test]
+                    self.calibrated_classifiers_.append(pair.fit_calibrators(scores, y_enc[test], w))
+            else:
+                all_rows = np.arange(len(y_enc))
+                raw = cross_val_predict(
+                    clone(estimator), X, y, cv=cv, method=response, n_jobs=self.n_jobs,
+                    params=fit_kwargs(all_rows),
+                )
+                scores = raw[:, -1:] if n_classes == 2 and raw.ndim == 2 else raw.reshape(len(y_enc), -1)
+                est = clone(estimator).fit(X, y, **fit_kwargs(all_rows))
+                pair = _CalibratedPair(est, self.method, response, self.classes_)
+                self.calibrated_classifiers_ = [pair.fit_calibrators(scores, y_enc, sample_weight)]
+
+        first = self.calibrated_classifiers_[0].estimator
+        if hasattr(first, "n_features_in_"):
+            self.n_features_in_ = first.n_features_in_
+        if hasattr(first, "feature_names_in_"):
+            self.feature_names_in_ = first.feature_names_in_
+        return self
+
+    def predict_proba(self, X):
+        """Calibrated class probabilities, shape (n_samples, n_classes), rows summing to one."""
+        check_is_fitted(self)
+        proba = sum(pair.predict_proba(X) for pair in self.calibrated_classifiers_)
+        return proba / len(self.calibrated_classifiers_)
+
+    def predict(self, X):
+        """The class of highest calibrated probability."""
+        check_is_fitted(self)
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        inner = self._estimator().__sklearn_tags__()
+        tags.input_tags.sparse = inner.input_tags.sparse
+        tags.input_tags.allow_nan = inner.input_tags.allow_nan
+        return tags

@@ -1,0 +1,97 @@
+"""CalibratedClassifier: scikit-learn's estimator checks, and agreement with CalibratedClassifierCV."""
+
+import numpy as np
+import pytest
+from sklearn.calibration import CalibratedClassifierCV
+from sklearn.datasets import make_classification
+from sklearn.frozen import FrozenEstimator
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import StratifiedKFold
+from sklearn.naive_bayes import GaussianNB
+from sklearn.svm import LinearSVC
+from sklearn.utils.estimator_checks import check_estimator
+
+from calibbook import HistogramBinning
+from calibbook.calibrated_classifier import CalibratedClassifier
+from calibbook.isotonic import IsotonicCalibration
+
+STEP_MAP_XFAIL = {
+    "check_sample_weight_equivalence_on_sparse_data": (
+        "a step map jumps at training scores: sparse and dense solvers move scores by ~1e-14, "
+        "enough to cross a bin edge placed at a training score"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    "method,xfail",
+    [("sigmoid", {}), ("isotonic", {}), (HistogramBinning(n_bins=3), STEP_MAP_XFAIL)],
+    ids=["sigmoid", "isotonic", "histogram"],
+)
+def test_check_estimator(method, xfail):
+    est = CalibratedClassifier(LogisticRegression(C=1), method=method, cv=3)
+    results = check_estimator(est, on_fail=None, expected_failed_checks=xfail)
+    failed = [r["check_name"] for r in results if r["status"] == "failed"]
+    assert failed == []
+
+
+@pytest.fixture(scope="module")
+def data():
+    return make_classification(n_samples=400, n_features=6, n_informative=4, random_state=0)
+
+
+@pytest.mark.parametrize("ensemble", [True, False])
+@pytest.mark.parametrize("method", ["sigmoid", "isotonic"])
+@pytest.mark.parametrize("estimator", [LinearSVC(), GaussianNB()], ids=["decision_function", "predict_proba"])
+def test_matches_sklearn_calibrated_classifier_cv(data, method, ensemble, estimator):
+    X, y = data
+    cv = StratifiedKFold(4, shuffle=True, random_state=0)
+    ours = CalibratedClassifier(estimator, method=method, cv=cv, ensemble=ensemble).fit(X, y)
+    ref = CalibratedClassifierCV(estimator, method=method, cv=cv, ensemble=ensemble).fit(X, y)
+    # sklearn fits the sigmoid with L-BFGS to a looser tolerance than our Newton method
+    tol = 1e-4 if method == "sigmoid" else 1e-10
+    np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=tol)
+
+
+def test_multiclass_one_vs_rest_matches_sklearn():
+    X, y = make_classification(n_samples=300, n_classes=3, n_informative=4, random_state=1)
+    ours = CalibratedClassifier(GaussianNB(), method="isotonic", cv=3).fit(X, y)
+    ref = CalibratedClassifierCV(GaussianNB(), method="isotonic", cv=3).fit(X, y)
+    proba = ours.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    np.testing.assert_allclose(proba, ref.predict_proba(X), atol=1e-10)
+
+
+def test_frozen_estimator_is_calibrated_as_is(data):
+    X, y = data
+    base = GaussianNB().fit(X[:200], y[:200])
+    ours = CalibratedClassifier(FrozenEstimator(base), method=IsotonicCalibration()).fit(X[200:], y[200:])
+    assert len(ours.calibrated_classifiers_) == 1
+    scores = base.predict_proba(X)[:, 1]
+    direct = IsotonicCalibration().fit(scores[200:], y[200:]).predict(scores)
+    np.testing.assert_allclose(ours.predict_proba(X)[:, 1], direct)
+
+
+def test_sample_weight_reaches_calibrator_and_classifier(data):
+    X, y = data
+    w = np.random.default_rng(0).integers(1, 4, size=len(y))
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    ours = CalibratedClassifier(LogisticRegression(), method="sigmoid", cv=cv).fit(X, y, sample_weight=w)
+    ref = CalibratedClassifierCV(LogisticRegression(), method="sigmoid", cv=cv).fit(X, y, sample_weight=w)
+    np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-4)
+
+
+@pytest.mark.parametrize(
+    "params,message",
+    [(dict(method="beta"), "method"), (dict(method=42), "method"), (dict(ensemble="auto"), "ensemble")],
+)
+def test_bad_parameters(data, params, message):
+    X, y = data
+    with pytest.raises(ValueError, match=message):
+        CalibratedClassifier(GaussianNB(), **params).fit(X, y)
+
+
+def test_too_few_examples_for_the_folds():
+    X = np.random.default_rng(0).normal(size=(6, 2))
+    with pytest.raises(ValueError, match="5-fold"):
+        CalibratedClassifier(GaussianNB(), cv=5).fit(X, [0, 0, 0, 1, 1, 1])

@@ -1,0 +1,102 @@
+"""IsotonicCalibration against scikit-learn's IsotonicRegression and a cvxpy projection."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.isotonic import IsotonicRegression
+
+from calibbook.isotonic import IsotonicCalibration
+
+from .contract import check_calibrator_contract
+
+
+def random_case(rng, heavy_ties):
+    n = int(rng.integers(2, 80))
+    if heavy_ties:
+        s = rng.choice(rng.normal(size=int(rng.integers(1, 8))), size=n)
+    else:
+        s = rng.normal(size=n)
+    y = rng.integers(0, 2, size=n).astype(float)
+    y[0], y[-1] = 0.0, 1.0
+    w = rng.integers(0, 4, size=n).astype(float)
+    w[0] = w[-1] = 1.0
+    return s, y, w
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_equals_sklearn_at_training_points_and_between(seed):
+    rng = np.random.default_rng(seed)
+    s, y, w = random_case(rng, heavy_ties=seed % 2 == 0)
+    weights = w if seed % 3 else None
+    increasing = seed % 5 != 0
+    ref = IsotonicRegression(increasing=increasing, out_of_bounds="clip").fit(s, y, sample_weight=weights)
+    present = s if weights is None else s[weights > 0]
+    for interpolation in ("step", "linear"):
+        cal = IsotonicCalibration(increasing=increasing, interpolation=interpolation).fit(s, y, weights)
+        np.testing.assert_allclose(cal.predict(present), ref.predict(present), atol=1e-12)
+    grid = np.linspace(s.min() - 1, s.max() + 1, 101)
+    linear = IsotonicCalibration(increasing=increasing, interpolation="linear").fit(s, y, weights)
+    np.testing.assert_allclose(linear.predict(grid), ref.predict(grid), atol=1e-12)
+
+
+def test_matches_cvxpy_projection():
+    cp = pytest.importorskip("cvxpy")
+    rng = np.random.default_rng(7)
+    s = rng.normal(size=40)
+    y = (rng.uniform(size=40) < 1 / (1 + np.exp(-2 * s))).astype(float)
+    w = rng.uniform(0.5, 2.0, size=40)
+    order = np.argsort(s)
+    x = cp.Variable(40)
+    cp.Problem(cp.Minimize(cp.sum(cp.multiply(w[order], cp.square(x - y[order])))), [cp.diff(x) >= 0]).solve()
+    cal = IsotonicCalibration().fit(s, y, w)
+    np.testing.assert_allclose(cal.predict(s[order]), x.value, atol=1e-5)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 1)), min_size=2, max_size=40))
+def test_step_map_is_monotone_and_block_values_are_block_means(rows):
+    s = np.array([r[0] for r in rows], float)
+    y = np.array([r[1] for r in rows], float)
+    if y.min() == y.max():
+        y[0] = 1 - y[0]
+    cal = IsotonicCalibration().fit(s, y)
+    assert np.all(np.diff(cal.block_values_) > 0)
+    for lo, hi, value, weight in zip(cal.block_lower_, cal.block_upper_, cal.block_values_, cal.block_weights_):
+        inside = (s >= lo) & (s <= hi)
+        assert inside.sum() == weight
+        assert y[inside].mean() == pytest.approx(value)
+    grid = np.linspace(-1, 7, 50)
+    assert np.all(np.diff(cal.predict(grid)) >= 0)
+
+
+def test_step_takes_the_left_block_between_blocks():
+    cal = IsotonicCalibration().fit([0.0, 1.0, 2.0, 3.0], [0, 0, 1, 1])
+    assert cal.predict([0.5, 1.5, 2.5, -9, 9]).tolist() == [0.0, 0.0, 1.0, 0.0, 1.0]
+    dec = IsotonicCalibration(increasing=False).fit([0.0, 1.0, 2.0, 3.0], [1, 1, 0, 0])
+    # in the decreasing direction the "left" block is the one with larger scores
+    assert dec.predict([0.5, 1.5, 2.5]).tolist() == [1.0, 0.0, 0.0]
+
+
+def test_out_of_bounds_raise():
+    cal = IsotonicCalibration(out_of_bounds="raise").fit([0.0, 1.0], [0, 1])
+    with pytest.raises(ValueError, match="outside the training range"):
+        cal.predict([2.0])
+
+
+@pytest.mark.parametrize(
+    "params,message",
+    [(dict(increasing="yes"), "increasing"), (dict(out_of_bounds="nan"), "out_of_bounds"),
+     (dict(interpolation="cubic"), "interpolation")],
+)
+def test_bad_parameters(params, message):
+    with pytest.raises(ValueError, match=message):
+        IsotonicCalibration(**params).fit([0.0, 1.0], [0, 1])
+
+
+@pytest.mark.parametrize("interpolation", ["step", "linear"])
+def test_contract(interpolation):
+    rng = np.random.default_rng(3)
+    s = np.round(rng.normal(size=200), 1)  # ties
+    y = (rng.uniform(size=200) < 1 / (1 + np.exp(-s))).astype(int)
+    check_calibrator_contract(IsotonicCalibration(interpolation=interpolation), s, y)
