@@ -13,6 +13,9 @@ __version__ = "0.1.0"
 _LAZY = {
     "BaseCalibrator": "calibbook.base",
     "HistogramBinning": "calibbook.histogram_binning",
+    "PlattScaling": "calibbook.platt",
+    "IsotonicCalibration": "calibbook.isotonic",
+    "CalibratedClassifier": "calibbook.calibrated_classifier",
     "calibration_report": "calibbook.metrics",
     "expected_calibration_error": "calibbook.metrics",
     "maximum_calibration_error": "calibbook.metrics",
@@ -23,7 +26,16 @@ _LAZY = {
     "load_benchmark": "calibbook.datasets",
     "benchmark_names": "calibbook.datasets",
 }
-_SUBMODULES = {"base", "metrics", "plotting", "datasets", "histogram_binning"}
+_SUBMODULES = {
+    "base",
+    "metrics",
+    "plotting",
+    "datasets",
+    "histogram_binning",
+    "platt",
+    "isotonic",
+    "calibrated_classifier",
+}
 
 __all__ = sorted(_LAZY) + sorted(_SUBMODULES)
 

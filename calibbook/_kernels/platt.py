@@ -41,7 +41,8 @@ def platt_newton(f, t, w, a, b, max_iter=100, grad_tol=1e-10):
 
     Newton steps with a backtracking (Armijo) line search; a tiny ridge keeps the
     Hessian invertible. Stops when both gradient components fall below
-    ``grad_tol`` times the total weight. When the line search can no longer
+    ``grad_tol`` times the total weight, or when the Newton decrement says the
+    next step cannot lower the loss beyond its rounding error. When the line search can no longer
     decrease the loss, rounding has the last word: the fit counts as converged
     if the gradient is already small (below 1e-6 times the total weight).
 
@@ -59,6 +60,9 @@ def platt_newton(f, t, w, a, b, max_iter=100, grad_tol=1e-10):
         da = -(hbb_r * ga - hab * gb) / det
         db = -(-hab * ga + haa_r * gb) / det
         slope = ga * da + gb * db
+        if -slope < 1e-15 * (1.0 + abs(fval)):
+            # the predicted decrease is below the rounding of the loss: nothing left to gain
+            return a, b, it, True
         step = 1.0
         while step >= 1e-10:
             na, nb = a + step * da, b + step * db
