@@ -16,6 +16,10 @@ _LAZY = {
     "PlattScaling": "calibbook.platt",
     "IsotonicCalibration": "calibbook.isotonic",
     "CalibratedClassifier": "calibbook.calibrated_classifier",
+    "NearIsotonicRegression": "calibbook.near_isotonic",
+    "near_isotonic_path": "calibbook.near_isotonic",
+    "ENIR": "calibbook.enir",
+    "BBQ": "calibbook.bbq",
     "calibration_report": "calibbook.metrics",
     "expected_calibration_error": "calibbook.metrics",
     "maximum_calibration_error": "calibbook.metrics",
@@ -35,6 +39,9 @@ _SUBMODULES = {
     "platt",
     "isotonic",
     "calibrated_classifier",
+    "near_isotonic",
+    "enir",
+    "bbq",
 }
 
 __all__ = sorted(_LAZY) + sorted(_SUBMODULES)

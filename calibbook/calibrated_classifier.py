@@ -28,6 +28,8 @@ _RESPONSE_METHODS = ("decision_function", "predict_proba")
 
 def _calibrator_for(method):
     """A fresh, unfitted calibrator for a method name or a calibrator instance."""
+    from .bbq import BBQ
+    from .enir import ENIR
     from .histogram_binning import HistogramBinning
     from .isotonic import IsotonicCalibration
     from .platt import PlattScaling
@@ -38,6 +40,8 @@ def _calibrator_for(method):
         # moves by a rounding error cannot jump to the neighbouring PAV block
         "isotonic": lambda: IsotonicCalibration(interpolation="linear"),
         "histogram": HistogramBinning,
+        "enir": ENIR,
+        "bbq": BBQ,
     }
     if isinstance(method, str):
         if method not in named:
@@ -49,8 +53,10 @@ def _calibrator_for(method):
     raise ValueError(f"method must be a name or a calibrator with fit/predict; got {method!r}.")
 
 
-def _response_method(estimator):
-    for name in _RESPONSE_METHODS:
+def _response_method(estimator, calibrator):
+    """decision_function first, unless the calibrator needs probabilities."""
+    order = _RESPONSE_METHODS[::-1] if getattr(calibrator, "_requires_probabilities", False) else _RESPONSE_METHODS
+    for name in order:
         if hasattr(estimator, name):
             return name
     raise ValueError(
@@ -125,14 +131,16 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     ----------
     estimator : classifier, default=None
         The classifier whose scores are calibrated (``decision_function`` if it
-        has one, else ``predict_proba``). None means ``LogisticRegression()``.
+        has one, else ``predict_proba``; ``predict_proba`` first when the
+        calibrator needs probabilities). None means ``LogisticRegression()``.
         Wrap a fitted classifier in ``sklearn.frozen.FrozenEstimator`` to calibrate
         it as it is on the data passed to ``fit``.
-    method : {"sigmoid", "isotonic", "histogram"} or calibrator, default="sigmoid"
+    method : {"sigmoid", "isotonic", "histogram", "enir", "bbq"} or calibrator, default="sigmoid"
         ``"sigmoid"`` is :class:`~calibbook.PlattScaling`, ``"isotonic"`` is
         :class:`~calibbook.IsotonicCalibration` with linear interpolation (as in
         scikit-learn), ``"histogram"`` is
-        :class:`~calibbook.HistogramBinning`; any calibbook calibrator instance
+        :class:`~calibbook.HistogramBinning`, ``"enir"`` and ``"bbq"`` the ensembles
+        (which need probabilities: use a classifier with ``predict_proba``); any calibbook calibrator instance
         (cloned for each fold and class) is accepted too.
     cv : int, cross-validation generator or iterable, default=5
         Folds for fitting classifier and calibrator on disjoint data (stratified
@@ -200,7 +208,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         X, y = indexable(X, y)
         if _num_samples(X) == 0:
             raise ValueError("CalibratedClassifier cannot be fitted on empty data (0 samples).")
-        _calibrator_for(self.method)  # fail early on a bad method
+        calibrator = _calibrator_for(self.method)  # fails early on a bad method
         if not isinstance(self.ensemble, (bool, np.bool_)):
             raise ValueError(f"ensemble must be True or False; got {self.ensemble!r}.")
         encoder = LabelEncoder().fit(y)
@@ -214,7 +222,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X)
         estimator = self._estimator()
-        response = _response_method(estimator)
+        response = _response_method(estimator, calibrator)
         takes_weight = "sample_weight" in inspect.signature(estimator.fit).parameters
         fit_kwargs = lambda idx: (  # noqa: E731 - weights of a subset, when the classifier takes them
             {"sample_weight": _safe_indexing(sample_weight, idx)}

@@ -20,7 +20,7 @@ __all__ = ["HistogramBinning"]
 
 def auto_n_bins(n_samples):
     """B = round(N^(1/3)): the rate-balancing choice of Section 3 of the paper (at least 1)."""
-    return max(1, int(round(n_samples ** (1.0 / 3.0))))
+    return max(1, int(round(float(np.cbrt(n_samples)))))
 
 
 def fill_empty_bins(estimates, weights):

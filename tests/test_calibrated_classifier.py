@@ -25,8 +25,9 @@ STEP_MAP_XFAIL = {
 
 @pytest.mark.parametrize(
     "method,xfail",
-    [("sigmoid", {}), ("isotonic", {}), (HistogramBinning(n_bins=3), STEP_MAP_XFAIL)],
-    ids=["sigmoid", "isotonic", "histogram"],
+    [("sigmoid", {}), ("isotonic", {}), (HistogramBinning(n_bins=3), STEP_MAP_XFAIL), ("enir", {}),
+     ("bbq", STEP_MAP_XFAIL)],
+    ids=["sigmoid", "isotonic", "histogram", "enir", "bbq"],
 )
 def test_check_estimator(method, xfail):
     est = CalibratedClassifier(LogisticRegression(C=1), method=method, cv=3)

@@ -1,0 +1,185 @@
+"""ENIR and BBQ against brute-force versions written from their definitions."""
+
+import numpy as np
+import pytest
+from scipy.special import gammaln
+
+from calibbook.bbq import BBQ, bbq_bin_range
+from calibbook.enir import ENIR, information_criterion
+from calibbook.near_isotonic import near_isotonic_path
+
+from .contract import check_calibrator_contract
+
+
+def brute_enir(s, y, w, criterion="bic"):
+    """Score every breakpoint model exactly, smooth its bins, average, interpolate linearly."""
+    path = near_isotonic_path(s, y, w)
+    x, W, S = path.scores, path.weights, path.sums
+    lams = []  # breakpoints; merges within rounding of each other are one breakpoint
+    for lam in path.breakpoints[1:]:
+        if lams and lam <= lams[-1] * (1 + 1e-12) + 1e-12:
+            lams[-1] = lam
+        else:
+            lams.append(lam)
+    lams = lams or [0.0]
+    values, scores = [], []
+    for lam in lams:
+        fit = np.clip(path.fitted(lam), 0.0, 1.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ll = np.sum(np.where(S > 0, S * np.log(fit), 0.0) + np.where(W - S > 0, (W - S) * np.log1p(-fit), 0.0))
+        starts = np.flatnonzero(np.concatenate(([True], fit[1:] != fit[:-1])))
+        ends = np.append(starts[1:], fit.size)
+        smooth = np.empty_like(fit)
+        for a, b in zip(starts, ends):
+            cnt, o, e = W[a:b].sum(), S[a:b].sum() / W[a:b].sum(), np.sum(W[a:b] * x[a:b]) / W[a:b].sum()
+            strength = 1 - abs(o - e)
+            smooth[a:b] = (cnt * fit[a] + e * strength) / (cnt + strength)
+        values.append(smooth)
+        scores.append(information_criterion(ll, starts.size, W.sum(), criterion))
+    scores = np.array(scores)
+    rel = np.where(np.isfinite(scores), np.exp(-(scores - scores[np.isfinite(scores)].min()) / 2), 0.0)
+    rel /= rel.sum()
+    run_values = np.sum(rel[:, None] * np.array(values), axis=0)
+    return lambda q: np.interp(q, x, run_values)
+
+
+def brute_bbq(s, y, w, strength=2.0, clip=0.005):
+    order = np.argsort(s)
+    s, y, w = s[order], y[order], w[order]
+    keep = w > 0
+    s, y, w = s[keep], y[keep], w[keep]
+    total = w.sum()
+    b_min, b_max = bbq_bin_range(total)
+    models, log_ml = [], []
+    for b in range(b_min, b_max + 1):
+        below = np.array([w[s < v].sum() for v in s])
+        ids = np.array([sum(bl >= k * total / b for k in range(1, b)) for bl in below])
+        used = np.unique(ids)
+        bins = [(s[ids == k], y[ids == k], w[ids == k]) for k in used]
+        cuts = [0.5 * (bins[j][0].max() + bins[j + 1][0].min()) for j in range(len(bins) - 1)]
+        lows, highs = [0.0] + cuts, cuts + [1.0]
+        score, est = 0.0, []
+        for (bs, by, bw), lo, hi in zip(bins, lows, highs):
+            p = min(max((lo + hi) / 2, clip), 1 - clip)
+            n, n1 = bw.sum(), np.sum(bw * by)
+            a1, a0 = strength * p, strength * (1 - p)
+            score += (gammaln(strength) - gammaln(n + strength) + gammaln(n1 + a1) - gammaln(a1)
+                      + gammaln(n - n1 + a0) - gammaln(a0))
+            est.append((n1 + a1) / (n + strength))
+        models.append((np.array(cuts), np.array(est)))
+        log_ml.append(score)
+    log_ml = np.array(log_ml)
+    wts = np.exp(log_ml - log_ml.max())
+    wts /= wts.sum()
+
+    def predict(q):
+        return sum(wt * est[np.searchsorted(cuts, q, side="right")] for wt, (cuts, est) in zip(wts, models))
+
+    return predict, wts
+
+
+def random_case(seed, n_max=120):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(10, n_max))
+    s = rng.uniform(size=n)
+    if seed % 3 == 0:
+        s = np.round(s, 1)  # heavy ties
+    truth = 0.5 + 0.4 * np.sin(3 * np.pi * s) if seed % 2 else s
+    y = (rng.uniform(size=n) < truth).astype(float)
+    y[0], y[1] = 0.0, 1.0
+    w = rng.integers(0, 4, size=n).astype(float) if seed % 4 == 1 else np.ones(n)
+    w[0] = w[1] = 1.0
+    return s, y, w
+
+
+@pytest.mark.parametrize("criterion", ["bic", "aic", "aicc"])
+@pytest.mark.parametrize("seed", range(40))
+def test_enir_equals_brute_force(seed, criterion):
+    s, y, w = random_case(seed)
+    cal = ENIR(criterion=criterion).fit(s, y, sample_weight=w)
+    probe = np.concatenate([s, np.linspace(-0.1, 1.1, 41).clip(0, 1)])
+    np.testing.assert_allclose(cal.predict(probe), brute_enir(s, y, w, criterion)(probe), atol=1e-9)
+    assert cal.model_weights_.sum() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_bbq_equals_brute_force(seed):
+    s, y, w = random_case(seed, n_max=80)
+    cal = BBQ().fit(s, y, sample_weight=w)
+    predict, weights = brute_bbq(s, y, w)
+    probe = np.concatenate([s, np.linspace(0, 1, 41)])
+    np.testing.assert_allclose(cal.predict(probe), predict(probe), atol=1e-9)
+    assert cal.model_weights_.sum() == pytest.approx(1.0)
+    np.testing.assert_allclose(np.sort(cal.model_weights_), np.sort(weights[weights > 0]), atol=1e-12)
+
+
+def test_enir_recovers_a_non_monotone_map_where_isotonic_cannot():
+    from calibbook.isotonic import IsotonicCalibration
+
+    rng = np.random.default_rng(0)
+    s = rng.uniform(size=4000)
+    truth = 0.5 + 0.4 * np.sin(3 * np.pi * s)
+    y = (rng.uniform(size=s.size) < truth).astype(int)
+    grid = np.linspace(0.05, 0.95, 50)
+    true_grid = 0.5 + 0.4 * np.sin(3 * np.pi * grid)
+    enir_err = np.abs(ENIR().fit(s, y).predict(grid) - true_grid).mean()
+    iso_err = np.abs(IsotonicCalibration().fit(s, y).predict(grid) - true_grid).mean()
+    assert enir_err < 0.06 < iso_err
+
+
+def test_enir_single_model_smoothing_by_hand():
+    # already isotonic data: no breakpoint beyond 0, so ENIR keeps that one model.
+    # bins {0.1, 0.2} (o = 0, e = 0.15) and {0.3, 0.4} (o = 1, e = 0.35), each smoothed
+    # to (W p + e (1 - |o - e|)) / (W + 1 - |o - e|)
+    cal = ENIR().fit([0.1, 0.2, 0.3, 0.4], [0, 0, 1, 1])
+    assert cal.model_weights_.tolist() == [1.0]
+    low = (2 * 0 + 0.15 * 0.85) / (2 + 0.85)
+    high = (2 * 1 + 0.35 * 0.35) / (2 + 0.35)
+    np.testing.assert_allclose(cal.predict([0.1, 0.2, 0.3, 0.4]), [low, low, high, high])
+    np.testing.assert_allclose(cal.predict([0.25]), [(low + high) / 2])  # linear between runs
+
+
+@pytest.mark.parametrize("make", [ENIR, BBQ])
+def test_outputs_in_unit_interval_weights_sum_to_one_and_pruning(make):
+    s, y, w = random_case(5, n_max=400)
+    full = make().fit(s, y)
+    pruned = make(prune_alpha=0.01).fit(s, y)
+    assert pruned.model_weights_.size <= full.model_weights_.size
+    for cal in (full, pruned):
+        p = cal.predict(np.linspace(0, 1, 101))
+        assert p.min() >= 0 and p.max() <= 1
+        assert cal.model_weights_.sum() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("make", [ENIR, BBQ])
+def test_contract(make):
+    s, y, _ = random_case(7, n_max=300)
+    check_calibrator_contract(make(), s, y)
+
+
+@pytest.mark.parametrize("make", [ENIR, BBQ])
+def test_probabilities_required(make):
+    with pytest.raises(ValueError, match=r"\[0, 1\].*sigmoid"):
+        make().fit([-1.0, 0.5, 2.0], [0, 1, 1])
+
+
+@pytest.mark.parametrize(
+    "make,params,message",
+    [
+        (ENIR, dict(criterion="mdl"), "criterion"),
+        (ENIR, dict(interpolation="cubic"), "interpolation"),
+        (ENIR, dict(prune_alpha=2.0), "prune_alpha"),
+        (BBQ, dict(prior_strength=0.0), "prior_strength"),
+        (BBQ, dict(prune_alpha=-0.5), "prune_alpha"),
+        (BBQ, dict(prior_clip=0.7), "prior_clip"),
+    ],
+)
+def test_bad_parameters(make, params, message):
+    with pytest.raises(ValueError, match=message):
+        make(**params).fit([0.1, 0.5, 0.9], [0, 1, 1])
+
+
+def test_bbq_bin_range_follows_the_paper():
+    assert bbq_bin_range(1000) == (1, 100)
+    assert bbq_bin_range(100) == (1, 20)
+    assert bbq_bin_range(1_000_000) == (10, 1000)

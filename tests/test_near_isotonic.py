@@ -1,0 +1,131 @@
+"""The near-isotonic path against a convex solver, hand-built merge patterns and PAV."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.isotonic import IsotonicRegression
+
+from calibbook.near_isotonic import NearIsotonicRegression, near_isotonic_path
+
+cp = pytest.importorskip("cvxpy")
+
+
+def solve_eq3(y, w, lam):
+    """Weighted Eq. 3 of the ENIR paper by OSQP with solution polishing (exact active set)."""
+    n = len(y)
+    if n == 1:
+        return np.array(y, dtype=float)
+    x, t = cp.Variable(n), cp.Variable(n - 1)
+    objective = 0.5 * cp.sum(cp.multiply(w, cp.square(x - y))) + lam * cp.sum(t)
+    cp.Problem(cp.Minimize(objective), [t >= x[:-1] - x[1:], t >= 0]).solve(
+        solver=cp.OSQP, eps_abs=1e-10, eps_rel=1e-10, polishing=True, max_iter=200_000
+    )
+    return x.value
+
+
+@pytest.mark.parametrize("seed", range(120))
+def test_matches_convex_solver(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 30))
+    kind = seed % 3
+    y = [rng.integers(0, 2, size=n).astype(float), rng.normal(size=n), rng.choice([0.0, 0.5, 1.0], size=n)][kind]
+    w = rng.integers(1, 4, size=n).astype(float) if seed % 2 else np.ones(n)
+    path = near_isotonic_path(np.arange(n), y, w)
+    lams = [0.03, 0.2, 0.7, 2.0, 10.0]
+    for lam in lams:
+        np.testing.assert_allclose(path.fitted(lam), solve_eq3(y, w, lam), atol=1e-6)
+
+
+def test_three_blocks_merging_at_once():
+    # the outer values close in on the middle one at the same speed: one triple merge at lam = 0.5
+    path = near_isotonic_path([0, 1, 2], [1.0, 0.5, 0.0])
+    assert path.breakpoints.tolist() == [0.0, 0.5]
+    assert path.n_blocks(0.49) == 3 and path.n_blocks(0.5) == 1
+    np.testing.assert_allclose(path.fitted(0.25), [0.75, 0.5, 0.25])
+    np.testing.assert_allclose(path.fitted(0.7), [0.5, 0.5, 0.5])
+
+
+def test_simultaneous_merges_and_chains_keep_every_sample():
+    # alternating pattern: every violating pair meets at the same lam, then chains form
+    y = np.array([1.0, 0.0] * 6 + [1.0, 1.0, 0.0, 0.0, 0.0, 1.0])
+    w = np.arange(1.0, y.size + 1) % 3 + 1
+    path = near_isotonic_path(np.arange(y.size), y, w)
+    for lam in np.concatenate([path.breakpoints, path.breakpoints + 1e-3, [50.0]]):
+        fit = path.fitted(lam)
+        # weighted mean is kept at every lam (telescoping KKT sum): a dropped sample breaks it
+        assert np.sum(w * fit) == pytest.approx(np.sum(w * y), abs=1e-9)
+        np.testing.assert_allclose(fit, solve_eq3(y, w, lam), atol=1e-6)
+
+
+def test_endpoints_are_pooled_data_and_pav():
+    rng = np.random.default_rng(0)
+    s = rng.integers(0, 15, size=80).astype(float)  # ties
+    y = rng.integers(0, 2, size=80).astype(float)
+    w = rng.integers(1, 4, size=80).astype(float)
+    path = near_isotonic_path(s, y, w)
+    pooled = np.array([np.sum(w[s == v] * y[s == v]) / np.sum(w[s == v]) for v in path.scores])
+    np.testing.assert_allclose(path.fitted(0.0), pooled)
+    iso = IsotonicRegression().fit(s, y, sample_weight=w).predict(path.scores)
+    np.testing.assert_allclose(path.fitted(path.breakpoints[-1] + 1.0), iso, atol=1e-12)
+    np.testing.assert_allclose(path.fitted(1e9), iso, atol=1e-12)
+
+
+def test_integer_weights_equal_repeated_rows_and_earlier_models_stay_intact():
+    rng = np.random.default_rng(1)
+    s = rng.normal(size=40)
+    y = rng.integers(0, 2, size=40).astype(float)
+    w = rng.integers(0, 4, size=40)
+    a = near_isotonic_path(s, y, w)
+    b = near_isotonic_path(np.repeat(s, w), np.repeat(y, w))
+    np.testing.assert_allclose(a.breakpoints, b.breakpoints, rtol=1e-12)
+    first = a.fitted(a.breakpoints[1])
+    for lam in a.breakpoints:
+        np.testing.assert_allclose(a.fitted(lam), b.fitted(lam), atol=1e-12)
+    np.testing.assert_array_equal(a.fitted(a.breakpoints[1]), first)  # nothing overwritten
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.tuples(st.floats(-5, 5), st.integers(1, 3)), min_size=1, max_size=25),
+    st.floats(0, 20),
+)
+def test_properties(rows, lam):
+    y = np.array([r[0] for r in rows])
+    w = np.array([r[1] for r in rows], dtype=float)
+    path = near_isotonic_path(np.arange(y.size), y, w)
+    fit = path.fitted(lam)
+    assert np.sum(w * fit) == pytest.approx(np.sum(w * y), abs=1e-8)
+    assert fit.min() >= y.min() - 1e-9 and fit.max() <= y.max() + 1e-9
+    blocks = 1 + np.count_nonzero(np.diff(fit) != 0)
+    assert blocks == path.n_blocks(lam)
+    assert np.all(np.diff(path.breakpoints) > 0)
+
+
+def test_estimator_interpolates_the_path():
+    reg = NearIsotonicRegression(lam=0.25).fit([1, 2, 3, 4], [0.0, 1.0, 0.0, 1.0])
+    np.testing.assert_allclose(reg.fitted_values_, [0.0, 0.75, 0.25, 1.0])
+    np.testing.assert_allclose(reg.predict([1.5, 0.0, 9.0]), [0.375, 0.0, 1.0])
+    step = NearIsotonicRegression(lam=0.25, interpolation="step").fit([1, 2, 3, 4], [0.0, 1.0, 0.0, 1.0])
+    np.testing.assert_allclose(step.predict([1.5, 2.5]), [0.0, 0.75])
+
+
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        (dict(scores=[0.0, np.nan], y=[0.0, 1.0]), "NaN"),
+        (dict(scores=[0.0, 1.0], y=[0.0, np.inf]), "NaN or infinite"),
+        (dict(scores=[0.0, 1.0], y=[0.0]), "Inconsistent"),
+        (dict(scores=[0.0, 1.0], y=[0.0, 1.0], sample_weight=[1, -1]), "non-negative"),
+        (dict(scores=[], y=[]), "empty"),
+    ],
+)
+def test_bad_input(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        near_isotonic_path(**kwargs)
+
+
+@pytest.mark.parametrize("lam", [-1.0, np.nan, "big"])
+def test_bad_lambda(lam):
+    with pytest.raises(ValueError, match="lam"):
+        NearIsotonicRegression(lam=lam).fit([0.0, 1.0], [0.0, 1.0])
