@@ -1,5 +1,6 @@
 """Shared timing helper for the benchmark scripts (median wall time of repeats)."""
 
+import argparse
 import time
 
 import numpy as np
@@ -15,3 +16,11 @@ def median_time(func, repeats=5, warmup=1):
         func()
         times.append(time.perf_counter() - start)
     return float(np.median(times))
+
+
+def parse_args(doc, default_sizes):
+    """Command line shared by the benchmark scripts: --sizes and --repeats."""
+    parser = argparse.ArgumentParser(description=doc)
+    parser.add_argument("--sizes", nargs="+", type=float, default=default_sizes)
+    parser.add_argument("--repeats", type=int, default=5)
+    return parser.parse_args()

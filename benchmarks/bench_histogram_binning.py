@@ -4,19 +4,14 @@ Run: python benchmarks/bench_histogram_binning.py [--sizes 1e6 1e7] [--repeats 5
 Prints median seconds and ratios; asserts nothing.
 """
 
-import argparse
-
 import numpy as np
 
-from _timing import median_time
+from _timing import median_time, parse_args
 from calibbook.histogram_binning import HistogramBinning
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--sizes", nargs="+", type=float, default=[1e6, 1e7])
-    parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args()
+    args = parse_args(__doc__, [1e6, 1e7])
 
     rng = np.random.default_rng(0)
     print(f"{'N':>10} {'strategy':>9} {'weights':>7} {'fit s':>8} {'sort s':>8} {'argsort s':>9} "

@@ -5,20 +5,15 @@ predict at least as fast as sklearn's.
 Run: python benchmarks/bench_isotonic.py [--sizes 1e6 1e7] [--repeats 5]
 """
 
-import argparse
-
 import numpy as np
 from sklearn.isotonic import IsotonicRegression
 
-from _timing import median_time
+from _timing import median_time, parse_args
 from calibbook.isotonic import IsotonicCalibration
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--sizes", nargs="+", type=float, default=[1e6, 1e7])
-    parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args()
+    args = parse_args(__doc__, [1e6, 1e7])
     rng = np.random.default_rng(0)
     print(f"{'N':>8} {'case':>14} {'ours s':>8} {'sklearn s':>9} {'ours/sk':>7} {'ours/argsort':>12} {'ours/sort':>9}")
     for n in map(int, args.sizes):

@@ -3,20 +3,15 @@
 Run: python benchmarks/bench_platt.py [--sizes 1e5 1e6] [--repeats 5]
 """
 
-import argparse
-
 import numpy as np
 from sklearn.calibration import _SigmoidCalibration
 
-from _timing import median_time
+from _timing import median_time, parse_args
 from calibbook.platt import PlattScaling
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--sizes", nargs="+", type=float, default=[1e5, 1e6])
-    parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args()
+    args = parse_args(__doc__, [1e5, 1e6])
     rng = np.random.default_rng(0)
     print(f"{'N':>8} {'ours s':>8} {'sklearn s':>9} {'ours/sk':>7} {'max |dp|':>9}")
     for n in map(int, args.sizes):

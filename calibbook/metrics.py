@@ -36,6 +36,14 @@ def _binned(y, p, w, n_bins, strategy):
     return weight, e, o, edges
 
 
+def _bin_gaps(y_true, y_prob, sample_weight, n_bins, strategy):
+    """Weight and |o_k - e_k| of every non-empty bin."""
+    y, p, w = check_probability_input(y_true, y_prob, sample_weight)
+    weight, e, o, _ = _binned(y, p, w, n_bins, strategy)
+    full = weight > 0
+    return weight[full], np.abs(o[full] - e[full])
+
+
 def expected_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform", sample_weight=None):
     r"""Expected calibration error, :math:`\sum_k P(k)\,|o_k - e_k|`.
 
@@ -78,10 +86,8 @@ def expected_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform",
     >>> round(expected_calibration_error([0, 1, 1, 0], [0.1, 0.9, 0.8, 0.3], n_bins=2), 6)
     0.175
     """
-    y, p, w = check_probability_input(y_true, y_prob, sample_weight)
-    weight, e, o, _ = _binned(y, p, w, n_bins, strategy)
-    full = weight > 0
-    return float(np.sum(weight[full] * np.abs(o[full] - e[full])) / weight.sum())
+    weight, gap = _bin_gaps(y_true, y_prob, sample_weight, n_bins, strategy)
+    return float(np.sum(weight * gap) / weight.sum())
 
 
 def maximum_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform", sample_weight=None):
@@ -94,10 +100,7 @@ def maximum_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform", 
     >>> round(maximum_calibration_error([0, 1, 1, 0], [0.1, 0.9, 0.8, 0.3], n_bins=2), 6)
     0.2
     """
-    y, p, w = check_probability_input(y_true, y_prob, sample_weight)
-    weight, e, o, _ = _binned(y, p, w, n_bins, strategy)
-    full = weight > 0
-    return float(np.max(np.abs(o[full] - e[full])))
+    return float(np.max(_bin_gaps(y_true, y_prob, sample_weight, n_bins, strategy)[1]))
 
 
 def _binomial_interval(successes, trials, level, method):

@@ -63,24 +63,30 @@ def uniform_bin_sums(scores, labels, weights, n_bins):
 
 
 @njit(cache=True)
-def bin_index(edges, x):
-    """``np.searchsorted(edges, x, side="right")`` for sorted ``edges``.
+def count_at_or_below(sorted_values, v):
+    """Number of entries of ``sorted_values`` that are <= v (``searchsorted(..., side="right")``).
 
-    A branch-free binary search: random queries make the branches of a
-    classic search unpredictable, and numpy's version is several times slower
-    on unsorted keys.
+    Branch-free: with random queries the branches of a classic binary search are
+    unpredictable, which makes it (and numpy's version) several times slower.
     """
-    m = edges.shape[0]
+    m = sorted_values.shape[0]
+    if m == 0:
+        return 0
+    base = 0
+    n = m
+    while n > 1:
+        half = n >> 1
+        base = base + half if sorted_values[base + half] <= v else base
+        n -= half
+    return base + (1 if sorted_values[base] <= v else 0)
+
+
+@njit(cache=True)
+def bin_index(edges, x):
+    """``np.searchsorted(edges, x, side="right")`` for sorted ``edges``, one query at a time."""
     out = np.empty(x.shape[0], np.int64)
     for i in range(x.shape[0]):
-        v = x[i]
-        base = 0
-        n = m
-        while n > 1:
-            half = n >> 1
-            base = base + half if edges[base + half] <= v else base
-            n -= half
-        out[i] = base + (1 if m > 0 and edges[base] <= v else 0)
+        out[i] = count_at_or_below(edges, x[i])
     return out
 
 

@@ -3,6 +3,8 @@
 import numpy as np
 from numba import njit
 
+from .binning import count_at_or_below
+
 
 @njit(cache=True)
 def pav_runs(weights, sums):
@@ -42,17 +44,9 @@ def pav_runs(weights, sums):
 @njit(cache=True)
 def step_values(block_starts, block_values, x):
     """Value of the block whose first score is the largest one <= x (first block below all)."""
-    m = block_starts.shape[0]
     out = np.empty(x.shape[0], np.float64)
     for i in range(x.shape[0]):
-        v = x[i]
-        base = 0
-        k = m
-        while k > 1:  # branch-free binary search, as in bin_index
-            half = k >> 1
-            base = base + half if block_starts[base + half] <= v else base
-            k -= half
-        out[i] = block_values[base]
+        out[i] = block_values[max(count_at_or_below(block_starts, x[i]) - 1, 0)]
     return out
 
 
@@ -65,17 +59,10 @@ def linear_values(knots_x, knots_y, x):
         v = x[i]
         if v <= knots_x[0]:
             out[i] = knots_y[0]
-            continue
-        if v >= knots_x[m - 1]:
+        elif v >= knots_x[m - 1]:
             out[i] = knots_y[m - 1]
-            continue
-        base = 0
-        k = m
-        while k > 1:
-            half = k >> 1
-            base = base + half if knots_x[base + half] <= v else base
-            k -= half
-        x0, x1 = knots_x[base], knots_x[base + 1]
-        y0, y1 = knots_y[base], knots_y[base + 1]
-        out[i] = y0 + (y1 - y0) * (v - x0) / (x1 - x0)
+        else:
+            j = count_at_or_below(knots_x, v) - 1  # knots_x[j] <= v < knots_x[j + 1]
+            x0, x1 = knots_x[j], knots_x[j + 1]
+            out[i] = knots_y[j] + (knots_y[j + 1] - knots_y[j]) * (v - x0) / (x1 - x0)
     return out

@@ -238,6 +238,19 @@ def group_events(event_lam, rel_tol):
 
 
 @njit(cache=True)
+def _add_block(h, W, S, coef, moving, where, n_moving, static, binned):
+    """Count block h in the running sums: the moving list if its value moves, else `static`."""
+    own = _block_loglik(S[h], W[h] - S[h], S[h] / W[h])
+    if coef[h] != 0.0:
+        moving[n_moving] = h
+        where[h] = n_moving
+        n_moving += 1
+    else:
+        static += own
+    return n_moving, static, binned + own
+
+
+@njit(cache=True)
 def path_models(weights, sums, event_left, event_right, event_coef, initial_coef,
                 event_model, model_lam, evaluate):
     """Number of blocks and Bernoulli log-likelihoods of every model of the path (binary y).
@@ -265,14 +278,7 @@ def path_models(weights, sums, event_left, event_right, event_coef, initial_coef
     static = 0.0  # fitted log-likelihood of the blocks that do not move
     binned = 0.0  # binned log-likelihood of all blocks
     for h in range(n):
-        own = _block_loglik(S[h], W[h] - S[h], S[h] / W[h])
-        binned += own
-        if coef[h] != 0.0:
-            moving[n_moving] = h
-            where[h] = n_moving
-            n_moving += 1
-        else:
-            static += own
+        n_moving, static, binned = _add_block(h, W, S, coef, moving, where, n_moving, static, binned)
     model_blocks = np.empty(n_models, np.int64)
     binned_loglik = np.empty(n_models, np.float64)
     fitted_loglik = np.full(n_models, np.nan)
@@ -295,14 +301,7 @@ def path_models(weights, sums, event_left, event_right, event_coef, initial_coef
             W[h] += W[g]
             S[h] += S[g]
             coef[h] = event_coef[k]
-            own = _block_loglik(S[h], W[h] - S[h], S[h] / W[h])
-            binned += own
-            if coef[h] != 0.0:
-                moving[n_moving] = h
-                where[h] = n_moving
-                n_moving += 1
-            else:
-                static += own
+            n_moving, static, binned = _add_block(h, W, S, coef, moving, where, n_moving, static, binned)
             blocks -= 1
             k += 1
         model_blocks[t] = blocks
