@@ -40,10 +40,14 @@ $(STAMP): pyproject.toml | $(VPY)
 book: env
 	$(JB) build . -W -n --keep-going
 
+# Two workers: the machines have two cores. A notebook's cells share one kernel, so nbval
+# hands out whole files (--dist loadfile).
+PYTEST_WORKERS ?= 2
+
 test: env
-	$(VPY) -m pytest tests/
+	$(VPY) -m pytest -n $(PYTEST_WORKERS) tests/
 	@test -n "$(strip $(NOTEBOOKS))" || { echo "error: no notebooks under book/ for nbval to run" >&2; exit 1; }
-	MPLBACKEND=$(NBVAL_MPLBACKEND) $(VPY) -m pytest --nbval-lax --nbval-current-env --nbval-sanitize-with book/nbval_sanitize.cfg book/
+	MPLBACKEND=$(NBVAL_MPLBACKEND) $(VPY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile --nbval-lax --nbval-current-env --nbval-sanitize-with book/nbval_sanitize.cfg book/
 	$(JB) build . -W -n --keep-going
 
 clean:
