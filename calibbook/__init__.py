@@ -20,6 +20,9 @@ _LAZY = {
     "near_isotonic_path": "calibbook.near_isotonic",
     "ENIR": "calibbook.enir",
     "BBQ": "calibbook.bbq",
+    "KDECalibration": "calibbook.kde",
+    "DPMCalibration": "calibbook.dpm",
+    "ProbingClassifier": "calibbook.probing",
     "calibration_report": "calibbook.metrics",
     "expected_calibration_error": "calibbook.metrics",
     "maximum_calibration_error": "calibbook.metrics",
@@ -42,6 +45,9 @@ _SUBMODULES = {
     "near_isotonic",
     "enir",
     "bbq",
+    "kde",
+    "dpm",
+    "probing",
 }
 
 __all__ = sorted(_LAZY) + sorted(_SUBMODULES)

@@ -1,0 +1,247 @@
+"""KDECalibration against a brute-force evaluation of Eq. 5 of Naeini et al. (2014)."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import integrate
+
+from calibbook.kde import KERNELS, KDECalibration, bandwidth_rule
+
+from .contract import check_calibrator_contract
+
+KERNEL_FUNCTIONS = {
+    "boxcar": lambda u: 0.5 * (np.abs(u) <= 1),
+    "epanechnikov": lambda u: 0.75 * (1 - u * u) * (np.abs(u) <= 1),
+    "tricube": lambda u: 70 / 81 * (1 - np.abs(u) ** 3) ** 3 * (np.abs(u) <= 1),
+    "gaussian": lambda u: np.exp(-0.5 * u * u) / np.sqrt(2 * np.pi),
+}
+
+
+def brute_eq5(s, y, w, q, kernel, h0, h1, reflect=False):
+    """pi_1 f_1 / (pi_1 f_1 + pi_0 f_0) straight from the definitions, and its denominator."""
+    K = KERNEL_FUNCTIONS[kernel]
+    total = w.sum()
+
+    def prior_times_density(label, h):
+        xs, ws = s[y == label], w[y == label]
+        if reflect:
+            xs, ws = np.concatenate([xs, -xs, 2 - xs]), np.tile(ws, 3)
+        # the window test is written as the kernel writes it, so boundary ties agree
+        inside = (xs[None, :] >= q[:, None] - h) & (xs[None, :] <= q[:, None] + h)
+        u = (q[:, None] - xs[None, :]) / h
+        k = K(u) if kernel == "gaussian" else np.where(inside, K(np.clip(u, -1, 1)), 0.0)
+        return (ws * k).sum(1) / (total * h)
+
+    a, b = prior_times_density(1, h1), prior_times_density(0, h0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return a / (a + b), a + b
+
+
+def make_data(n=200, seed=0, scale=1.0):
+    rng = np.random.default_rng(seed)
+    s = rng.normal(scale=scale, size=n)
+    y = (rng.uniform(size=n) < 1 / (1 + np.exp(-2 * s / scale))).astype(float)
+    return s, y
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("bandwidth", [0.03, 0.4, 3.0, "silverman", "silverman_robust", "scott"])
+@pytest.mark.parametrize("shared", [True, False])
+def test_matches_brute_force_eq5(kernel, bandwidth, shared):
+    s, y = make_data()
+    w = np.random.default_rng(1).uniform(0.2, 2.0, size=s.size)
+    cal = KDECalibration(kernel=kernel, bandwidth=bandwidth, shared_bandwidth=shared, method="exact").fit(s, y, w)
+    h0, h1 = cal.bandwidth_
+    q = np.concatenate([s, np.linspace(-4, 4, 401)])
+    expected, denom = brute_eq5(s, y, w, q, kernel, h0, h1)
+    defined = denom > 1e-6 * denom.max()
+    p = cal.predict(q)
+    np.testing.assert_allclose(p[defined], expected[defined], rtol=0, atol=1e-9)
+    assert np.isfinite(p).all() and (p >= 0).all() and (p <= 1).all()
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("bandwidth", [0.02, 0.15, "silverman"])
+@pytest.mark.parametrize("shared", [True, False])
+def test_reflection_matches_brute_force(kernel, bandwidth, shared):
+    rng = np.random.default_rng(3)
+    s = rng.beta(0.7, 2.0, size=150)
+    y = (rng.uniform(size=150) < s).astype(float)
+    y[:2] = [0, 1]
+    cal = KDECalibration(kernel=kernel, bandwidth=bandwidth, shared_bandwidth=shared, reflect=True,
+                         method="exact").fit(s, y)
+    q = np.concatenate([s, np.linspace(0, 1, 301)])
+    expected, denom = brute_eq5(s, y, np.ones_like(s), q, kernel, *cal.bandwidth_, reflect=True)
+    defined = denom > 1e-6 * denom.max()
+    np.testing.assert_allclose(cal.predict(q)[defined], expected[defined], atol=1e-9)
+
+
+def test_reflection_keeps_densities_normalised_on_unit_interval():
+    """With reflection each class density integrates to 1 over [0, 1] (no boundary leak)."""
+    rng = np.random.default_rng(4)
+    s = rng.uniform(size=80)
+    y = np.r_[np.zeros(40), np.ones(40)]
+    q = np.linspace(0, 1, 20001)
+    for kernel in KERNELS:
+        h = 0.1
+        _, denom = brute_eq5(s, y, np.ones_like(s), q, kernel, h, h, reflect=True)
+        # denom = pi_0 f_0 + pi_1 f_1, a density on [0, 1]
+        assert abs(integrate.trapezoid(denom, q) - 1.0) < 1e-3
+
+
+def test_compact_kernel_accuracy_with_far_offset_and_large_n():
+    """Prefix sums of local moments do not cancel: scores near 1e4 with a tiny bandwidth."""
+    rng = np.random.default_rng(5)
+    s = 1e4 + rng.normal(size=3000)
+    y = (rng.uniform(size=3000) < 0.5).astype(float)
+    q = 1e4 + rng.normal(size=300)
+    for kernel in ("boxcar", "epanechnikov", "tricube"):
+        for h in (0.01, 0.2, 2.0):
+            cal = KDECalibration(kernel=kernel, bandwidth=h).fit(s, y)
+            expected, denom = brute_eq5(s, y, np.ones_like(s), q, kernel, h, h)
+            defined = denom > 1e-6 * denom.max()
+            np.testing.assert_allclose(cal.predict(q)[defined], expected[defined], atol=1e-9)
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_far_from_data_gives_nearest_estimate_never_nan(kernel):
+    s, y = make_data()
+    cal = KDECalibration(kernel=kernel, bandwidth=0.05).fit(s, y)
+    far = np.array([-1e300, -1e6, -50.0, 50.0, 1e6, 1e300])
+    p = cal.predict(far)
+    assert np.isfinite(p).all() and (p >= 0).all() and (p <= 1).all()
+    if kernel != "gaussian":  # compact: the estimate at the nearest training score
+        np.testing.assert_allclose(p, cal.predict([s.min()] * 3 + [s.max()] * 3))
+    else:  # Eq. 5 itself (log-sum-exp): the label of the extreme training score dominates
+        assert p[0] == pytest.approx(y[np.argmin(s)], abs=1e-9)
+        assert p[-1] == pytest.approx(y[np.argmax(s)], abs=1e-9)
+
+
+def test_gap_inside_the_data_uses_nearest_training_score():
+    s = np.array([0.0, 0.1, 0.2, 5.0, 5.1, 5.2])
+    y = np.array([0, 0, 1, 1, 1, 0.0])
+    cal = KDECalibration(kernel="epanechnikov", bandwidth=0.5).fit(s, y)
+    p = cal.predict([0.2, 2.0, 2.6, 3.5, 5.0])
+    assert p[1] == p[0] and p[3] == p[4]
+    assert p[2] == pytest.approx(0.5 * (p[0] + p[4]))  # exactly halfway: mean of the two
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_raw_scores_far_outside_range(kernel):
+    s, y = make_data(scale=3.0)
+    for shared in (True, False):
+        cal = KDECalibration(kernel=kernel, shared_bandwidth=shared).fit(s, y)
+        p = cal.predict(np.array([-1e300, -1e6, -1e3, 0.0, 1e3, 1e6, 1e300]))
+        assert np.isfinite(p).all() and (p >= 0).all() and (p <= 1).all()
+
+
+def test_gaussian_binned_within_stated_bound():
+    rng = np.random.default_rng(6)
+    s = rng.standard_t(4, size=20000)
+    y = (rng.uniform(size=s.size) < 1 / (1 + np.exp(-s))).astype(float)
+    q = np.concatenate([rng.standard_t(4, size=3000), [-1e6, -200.0, 200.0, 1e6]])
+    for shared in (True, False):
+        binned = KDECalibration(method="binned", shared_bandwidth=shared, binned_tol=1e-4).fit(s, y)
+        exact = KDECalibration(method="exact", shared_bandwidth=shared).fit(s, y)
+        assert binned.method_ == "binned" and exact.method_ == "exact"
+        assert np.abs(binned.predict(q) - exact.predict(q)).max() <= 1e-4
+
+
+def test_auto_method_choice():
+    s, y = make_data(n=500)
+    assert KDECalibration().fit(s, y).method_ == "exact"
+    s, y = make_data(n=5000)
+    assert KDECalibration().fit(s, y).method_ == "binned"
+    assert KDECalibration(kernel="tricube", method="binned").fit(s, y).method_ == "exact"
+
+
+def test_bandwidth_rules():
+    rng = np.random.default_rng(7)
+    x = np.sort(rng.normal(size=500))
+    w = np.ones_like(x)
+    sigma = x.std(ddof=1)
+    assert bandwidth_rule(x, w, "silverman") == pytest.approx(1.06 * sigma * 500 ** -0.2)
+    assert bandwidth_rule(x, w, "scott") == pytest.approx(sigma * 500 ** -0.2)
+    iqr = np.subtract(*np.percentile(x, [75, 25]))
+    assert bandwidth_rule(x, w, "silverman_robust") == pytest.approx(0.9 * min(sigma, iqr / 1.34) * 500 ** -0.2)
+    # integer weights equal repeated rows, including the weighted IQR
+    wi = rng.integers(0, 4, size=x.size).astype(float)
+    for rule in ("silverman", "silverman_robust", "scott"):
+        rep = np.repeat(x, wi.astype(int))
+        assert bandwidth_rule(x, wi, rule) == pytest.approx(bandwidth_rule(rep, np.ones_like(rep), rule), rel=1e-12)
+
+
+def test_constant_scores_give_the_prior():
+    cal = KDECalibration(kernel="boxcar").fit([0.3, 0.3, 0.3, 0.3], [0, 1, 1, 1])
+    np.testing.assert_allclose(cal.predict([0.3, 0.0, 10.0]), 0.75)
+    cal = KDECalibration(shared_bandwidth=False).fit([0.3, 0.3, 0.5, 0.6], [0, 0, 1, 1])
+    assert np.isfinite(cal.bandwidth_).all() and (cal.bandwidth_ > 0).all()
+
+
+@pytest.mark.parametrize("params", [
+    dict(kernel="cosine"), dict(bandwidth=0.0), dict(bandwidth=-1.0), dict(bandwidth=np.nan),
+    dict(bandwidth="normal"), dict(method="fft"), dict(binned_tol=0.0), dict(bandwidth=True),
+])
+def test_bad_parameters(params):
+    s, y = make_data(n=50)
+    with pytest.raises(ValueError):
+        KDECalibration(**params).fit(s, y)
+
+
+def test_reflection_needs_probabilities():
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        KDECalibration(reflect=True).fit([-0.5, 0.2, 0.8], [0, 1, 1])
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("reflect", [False, True])
+def test_contract(kernel, reflect):
+    rng = np.random.default_rng(8)
+    s = rng.uniform(size=120)
+    y = (rng.uniform(size=120) < s).astype(float)
+    check_calibrator_contract(KDECalibration(kernel=kernel, reflect=reflect, shared_bandwidth=False), s, y)
+
+
+def test_contract_binned():
+    s, y = make_data(n=300)
+    check_calibrator_contract(KDECalibration(method="binned"), s, y)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(2, 40),
+    seed=st.integers(0, 10**6),
+    kernel=st.sampled_from(KERNELS),
+    h=st.sampled_from([0.01, 0.1, 1.0, "silverman", "silverman_robust"]),
+    shared=st.booleans(),
+    ties=st.booleans(),
+)
+def test_property_in_unit_interval_and_weights_are_repeats(n, seed, kernel, h, shared, ties):
+    rng = np.random.default_rng(seed)
+    s = rng.choice([0.0, 0.25, 0.5, 1.0], size=n) if ties else rng.normal(size=n)
+    y = rng.integers(0, 2, size=n).astype(float)
+    y[0], y[1] = 0, 1
+    w = rng.integers(0, 4, size=n)
+    w[0] = w[1] = 1
+    q = np.concatenate([s, rng.normal(scale=5, size=20), [-1e6, 1e6]])
+    cal = KDECalibration(kernel=kernel, bandwidth=h, shared_bandwidth=shared).fit(s, y, w)
+    p = cal.predict(q)
+    assert np.isfinite(p).all() and (p >= 0).all() and (p <= 1).all()
+    rep = KDECalibration(kernel=kernel, bandwidth=h, shared_bandwidth=shared).fit(np.repeat(s, w), np.repeat(y, w))
+    np.testing.assert_allclose(p, rep.predict(q), atol=1e-9)
+
+
+@pytest.mark.parametrize("kernel", ["boxcar", "epanechnikov", "tricube"])
+def test_huge_score_range_with_tiny_bandwidth(kernel):
+    """(max - min) / h = 1e21 would overflow an integer grid index; the greedy cells do not care."""
+    s = np.array([-6.5e10, -1.0, -0.5, 0.0, 0.25, 1.0, 2e3, 3e10])
+    y = np.array([0, 0, 1, 0, 1, 1, 1, 0.0])
+    q = np.concatenate([s, s + 5e-12, [-1e300, 1e300]])
+    for h in (1e-10, 0.3, 1e9):
+        cal = KDECalibration(kernel=kernel, bandwidth=h).fit(s, y)
+        p = cal.predict(q)
+        assert np.isfinite(p).all() and (p >= 0).all() and (p <= 1).all()
+        expected, denom = brute_eq5(s, y, np.ones_like(s), q[:-2], kernel, h, h)
+        defined = denom > 1e-6 * denom.max()
+        np.testing.assert_allclose(p[:-2][defined], expected[defined], atol=1e-9)
