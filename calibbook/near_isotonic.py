@@ -12,6 +12,7 @@ beyond the last merge the fit is the isotonic regression.
 
 import numbers
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
@@ -50,14 +51,23 @@ class NearIsotonicPath:
     event_coef: np.ndarray
     initial_coef: np.ndarray
 
-    @property
-    def breakpoints(self):
-        """Distinct lambdas at which blocks merge, starting with 0."""
-        return np.unique(np.concatenate(([0.0], self.event_lam)))
+    @cached_property
+    def _grouped_lam(self):
+        """Each event's lambda with merges within rounding of each other (1e-12 relative)
+        made one breakpoint, and the distinct breakpoints, starting with 0."""
+        from ._kernels.neariso import group_events
+
+        event_model, model_lam = group_events(self.event_lam, 1e-12)
+        return model_lam[event_model], model_lam
 
     @property
-    def _events(self):
-        return self.event_lam, self.event_left, self.event_right, self.event_coef, self.initial_coef
+    def breakpoints(self):
+        """Distinct lambdas at which blocks merge, starting with 0.
+
+        Merges that coincide in exact arithmetic can come out of floating point one
+        rounding error apart; they count as one breakpoint.
+        """
+        return self._grouped_lam[1]
 
     def fitted(self, lam):
         """Fitted value of every run (shape (R,)) at penalty ``lam``."""
@@ -66,11 +76,12 @@ class NearIsotonicPath:
         lam = float(lam)
         if not np.isfinite(lam) or lam < 0:
             raise ValueError(f"lam must be a finite number >= 0; got {lam!r}.")
-        return fit_at(self.weights, self.sums, *self._events, lam)
+        return fit_at(self.weights, self.sums, self._grouped_lam[0], self.event_left, self.event_right,
+                      self.event_coef, self.initial_coef, lam)
 
     def n_blocks(self, lam):
         """Number of blocks (distinct adjacent fitted values) at ``lam``."""
-        return int(self.scores.size - np.count_nonzero(self.event_lam <= lam))
+        return int(self.scores.size - np.count_nonzero(self._grouped_lam[0] <= lam))
 
 
 def _runs_for_regression(scores, y, sample_weight):

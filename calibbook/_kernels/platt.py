@@ -41,8 +41,10 @@ def platt_newton(f, t, w, a, b, max_iter=100, grad_tol=1e-10):
 
     Newton steps with a backtracking (Armijo) line search; a tiny ridge keeps the
     Hessian invertible. Stops when both gradient components fall below
-    ``grad_tol`` times the total weight, or when the Newton decrement says the
-    next step cannot lower the loss beyond its rounding error. When the line search can no longer
+    ``grad_tol`` times the total weight, or once the Newton step itself is below
+    1e-13 relative (it then estimates the remaining error). Steps below 1e-6
+    relative are taken whole: Newton converges quadratically there, while the loss
+    is too flat for a line search to see a decrease. When the line search can no longer
     decrease the loss, rounding has the last word: the fit counts as converged
     if the gradient is already small (below 1e-6 times the total weight).
 
@@ -59,10 +61,16 @@ def platt_newton(f, t, w, a, b, max_iter=100, grad_tol=1e-10):
         det = haa_r * hbb_r - hab * hab
         da = -(hbb_r * ga - hab * gb) / det
         db = -(-hab * ga + haa_r * gb) / det
+        size = max(abs(da), abs(db)) / (1.0 + abs(a) + abs(b))
+        if size <= 1e-13:
+            return a + da, b + db, it + 1, True  # the step is the remaining error
+        if size <= 1e-6:
+            # quadratic convergence has set in, and the loss is too flat for the line
+            # search to resolve a decrease in floating point: take full Newton steps
+            a, b = a + da, b + db
+            fval, ga, gb, haa, hab, hbb = _objective(f, t, w, a, b)
+            continue
         slope = ga * da + gb * db
-        if -slope < 1e-15 * (1.0 + abs(fval)):
-            # the predicted decrease is below the rounding of the loss: nothing left to gain
-            return a, b, it, True
         step = 1.0
         while step >= 1e-10:
             na, nb = a + step * da, b + step * db
