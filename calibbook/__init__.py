@@ -48,6 +48,7 @@ _SUBMODULES = {
     "kde",
     "dpm",
     "probing",
+    "experiments",
 }
 
 __all__ = sorted(_LAZY) + sorted(_SUBMODULES)

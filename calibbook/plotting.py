@@ -187,3 +187,66 @@ def reliability_diagram(
     if label is not None:
         ax.legend(loc="upper left", fontsize=8)
     return ax
+
+
+def critical_difference_diagram(average_ranks, n_datasets, *, alpha=0.05, ax=None):
+    """Demšar's critical-difference diagram of average ranks (Nemenyi test).
+
+    Methods sit on a rank axis (1 = best, on the left); a bar of length CD shows
+    the Nemenyi critical difference, and thick lines join groups of methods whose
+    ranks differ by less than CD (not significantly different).
+
+    Parameters
+    ----------
+    average_ranks : mapping or pandas.Series
+        Average rank per method.
+    n_datasets : int
+        Number of data sets the ranks were averaged over.
+    alpha : float
+        Significance level of the Nemenyi test.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    import matplotlib.pyplot as plt
+
+    from .experiments import nemenyi_critical_difference
+
+    items = sorted(dict(average_ranks).items(), key=lambda kv: kv[1])
+    names = [n for n, _ in items]
+    ranks = np.array([float(r) for _, r in items])
+    k = len(ranks)
+    cd = nemenyi_critical_difference(k, n_datasets, alpha)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.0, 1.2 + 0.28 * k))
+    lo, hi = 1, k
+    ax.set_xlim(lo - 0.3, hi + 0.3)
+    ax.hlines(0, lo, hi, color="black", lw=1)
+    for t in range(lo, hi + 1):
+        ax.vlines(t, 0, 0.08, color="black", lw=1)
+        ax.text(t, 0.12, str(t), ha="center", va="bottom", fontsize=9)
+    ax.plot([lo, lo + cd], [0.5, 0.5], color="black", lw=1.5)
+    ax.text(lo + cd / 2, 0.55, f"CD = {cd:.2f}", ha="center", va="bottom", fontsize=9)
+    half = (k + 1) // 2
+    for i, (name, r) in enumerate(zip(names, ranks)):
+        left = i < half
+        depth = -(0.35 + 0.3 * (i if left else k - 1 - i))
+        xt = lo - 0.2 if left else hi + 0.2
+        ax.plot([r, r, xt], [0, depth, depth], color="black", lw=0.8)
+        ax.text(xt, depth, f"{name} ({r:.2f})", ha="right" if left else "left", va="center", fontsize=9)
+    # maximal groups of methods whose ranks lie within CD of each other
+    cliques = []
+    for i in range(k):
+        j = i
+        while j + 1 < k and ranks[j + 1] - ranks[i] < cd:
+            j += 1
+        if j > i and not any(a <= i and j <= b for a, b in cliques):
+            cliques.append((i, j))
+    for level, (i, j) in enumerate(cliques):
+        y = -0.15 - 0.1 * level
+        ax.plot([ranks[i] - 0.03, ranks[j] + 0.03], [y, y], color="black", lw=3, solid_capstyle="butt")
+    ax.set_ylim(-(0.35 + 0.3 * half) - 0.1, 0.9)
+    ax.axis("off")
+    return ax

@@ -1,0 +1,236 @@
+"""Tests of calibbook.experiments: Demšar's statistics, the protocols and the tables."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from sklearn.base import BaseEstimator
+
+from calibbook import experiments as ex
+from calibbook.isotonic import IsotonicCalibration
+from calibbook.platt import PlattScaling
+
+
+# ---------------------------------------------------------------------------
+# statistics
+# ---------------------------------------------------------------------------
+def test_average_ranks_direction_and_ties():
+    t = pd.DataFrame({"a": [0.1, 0.2, 0.3], "b": [0.2, 0.2, 0.1], "c": [0.3, 0.1, 0.3]})
+    r_err, ranks = ex.average_ranks(t, return_ranks=True)
+    # row 2: b and c tie for rank 1.5 ... row 1: a=b=0.2 tie for 2.5
+    assert ranks.loc[0].tolist() == [1.0, 2.0, 3.0]
+    assert ranks.loc[1].tolist() == [2.5, 2.5, 1.0]
+    assert ranks.loc[2].tolist() == [2.5, 1.0, 2.5]
+    np.testing.assert_allclose(r_err, [2.0, 11 / 6, 6.5 / 3])
+    r_auc = ex.average_ranks(t, measure="AUC")  # higher is better: reversed
+    np.testing.assert_allclose(r_auc, 4 - r_err)
+    np.testing.assert_allclose(ex.average_ranks(t, higher_is_better=True), r_auc)
+    # each row's ranks sum to k(k+1)/2
+    assert np.allclose(ranks.sum(axis=1), 6)
+
+
+def test_average_ranks_rejects_nan():
+    with pytest.raises(ValueError, match="NaN"):
+        ex.average_ranks([[0.1, np.nan], [0.2, 0.3]])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_friedman_matches_scipy_without_ties(seed):
+    rng = np.random.default_rng(seed)
+    table = rng.normal(size=(12, 4)) + np.array([0.0, 0.3, 0.6, 0.1])
+    res = ex.friedman_test(table)
+    ref = stats.friedmanchisquare(*table.T)
+    assert res.chi2 == pytest.approx(ref.statistic, rel=1e-12)
+    assert res.chi2_pvalue == pytest.approx(ref.pvalue, rel=1e-10)
+    # Iman-Davenport from its definition
+    N, k = table.shape
+    F = (N - 1) * res.chi2 / (N * (k - 1) - res.chi2)
+    assert res.F == pytest.approx(F)
+    assert res.F_pvalue == pytest.approx(stats.f.sf(F, k - 1, (k - 1) * (N - 1)))
+    # direction does not change the statistic's distributional meaning, only the ranks
+    assert ex.friedman_test(-table).chi2 == pytest.approx(res.chi2)
+
+
+def test_demsar_worked_example():
+    # Demšar (2006), Sec. 3.2.4: four C4.5 variants on 14 data sets
+    R = np.array([3.143, 2.000, 2.893, 1.964])
+    res = ex.friedman_test(R, n_datasets=14)
+    # chi2_F = 12*14/(4*5) * (sum R^2 - 4*25/4) = 8.4 * 1.1048... = 9.28
+    assert round(res.chi2, 2) == 9.28
+    # F_F = 13 * 9.28 / (14*3 - 9.28) = 3.69
+    assert round(res.F, 2) == 3.69
+    # F(3, 39) critical value at 0.05 is 2.85 -> the null is rejected
+    assert stats.f.ppf(0.95, 3, 39) == pytest.approx(2.85, abs=0.01)
+    assert res.F_pvalue < 0.05
+    # Nemenyi: q_0.05 = 2.569 for k=4, CD = 2.569 * sqrt(4*5/(6*14)) = 1.25
+    assert ex.nemenyi_critical_difference(4, 14) == pytest.approx(1.25, abs=0.005)
+    assert ex.nemenyi_critical_difference(4, 14) / np.sqrt(20 / 84) == pytest.approx(2.569, abs=5e-4)
+    # Demšar's Table 5a, more k
+    for k, q in [(2, 1.960), (3, 2.343), (5, 2.728), (10, 3.164)]:
+        assert ex.nemenyi_critical_difference(k, 6, 0.05) / np.sqrt(k * (k + 1) / 36) == pytest.approx(q, abs=1e-3)
+
+
+def test_friedman_needs_n_for_ranks():
+    with pytest.raises(ValueError, match="n_datasets"):
+        ex.friedman_test([1.5, 1.5])
+
+
+def test_holm_hand_example():
+    # k = 4, N = 14 -> SE = sqrt(20/84) = 0.48795
+    R = pd.Series({"ctrl": 1.0, "a": 2.5, "b": 2.0, "c": 1.2})
+    h = ex.holm_test(R, 14, "ctrl", alpha=0.05)
+    se = np.sqrt(20 / 84)
+    z = {"a": 1.5 / se, "b": 1.0 / se, "c": 0.2 / se}
+    p = {m: 2 * stats.norm.sf(v) for m, v in z.items()}
+    assert list(h.index) == ["a", "b", "c"]  # increasing p
+    np.testing.assert_allclose(h["z"], [z["a"], z["b"], z["c"]])
+    np.testing.assert_allclose(h["p_value"], [p["a"], p["b"], p["c"]])
+    np.testing.assert_allclose(h["threshold"], [0.05 / 3, 0.05 / 2, 0.05])
+    # p_a = 0.0021 < 0.0167 reject; p_b = 0.0404 >= 0.025 stop; c not rejected
+    assert h["reject"].tolist() == [True, False, False]
+    np.testing.assert_allclose(h["p_adjusted"], np.maximum.accumulate([3 * p["a"], 2 * p["b"], p["c"]]))
+    assert h["control_better"].all()
+
+
+def test_holm_step_down_stops_at_first_acceptance():
+    # the third p-value alone would pass its own threshold (0.05), but Holm stops at the second
+    # SE = sqrt(20/60); p_a ~ 0.001, p_b ~ 0.030 (>= 0.05/2), p_c ~ 0.038 (< 0.05/1)
+    R = pd.Series({"ctrl": 2.0, "a": 3.9, "b": 3.25, "c": 0.8})
+    h = ex.holm_test(R, 10, "ctrl", alpha=0.05)
+    assert list(h.index) == ["a", "b", "c"]
+    assert h.loc["c", "p_value"] < 0.05 <= 2 * h.loc["b", "p_value"]
+    assert h["reject"].tolist() == [True, False, False]
+    assert h.loc["c", "control_better"] == False  # noqa: E712
+
+
+def test_holm_unknown_control():
+    with pytest.raises(ValueError, match="control"):
+        ex.holm_test(pd.Series({"a": 1.0, "b": 2.0}), 5, "zzz")
+
+
+# ---------------------------------------------------------------------------
+# protocols
+# ---------------------------------------------------------------------------
+SEEN = []
+
+
+class Spy(BaseEstimator):
+    """A calibrator that records the size of every fit and predict."""
+
+    def __init__(self, tag="spy"):
+        self.tag = tag
+
+    def fit(self, scores, y, sample_weight=None):
+        SEEN.append(("fit", self.tag, len(scores)))
+        self.mean_ = float(np.mean(y))
+        return self
+
+    def predict(self, scores):
+        SEEN.append(("predict", self.tag, len(scores)))
+        return np.clip(np.asarray(scores, dtype=float), 0, 1)
+
+
+def _tiny(n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    y = (X[:, 0] + 0.5 * rng.normal(size=n) > 0).astype(int)
+    return X, y
+
+
+def test_protocol_shapes_and_training_fold_fit(tmp_path):
+    SEEN.clear()
+    X, y = _tiny(60)
+    res = ex.repeated_cv_protocol(
+        {"tiny": (X, y)}, ["LR", "NB"], {"spy": Spy(), "iso": IsotonicCalibration()},
+        n_splits=2, n_repeats=1, cache_dir=tmp_path, disable=True,
+    )
+    assert list(res.columns) == ["dataset", "classifier", "method", "repeat", "fold", "measure", "value"]
+    q = res[res.measure != "FitTime"]
+    # 2 classifiers x 2 folds x 3 methods x 7 measures
+    assert len(q) == 2 * 2 * 3 * len(ex.MEASURES)
+    assert set(q.method) == {"raw", "spy", "iso"}
+    assert len(res[res.measure == "FitTime"]) == 2 * 2 * 2
+    assert set(res.fold) == {0, 1} and set(res.repeat) == {0}
+    fits = [n for kind, _, n in SEEN if kind == "fit"]
+    preds = [n for kind, _, n in SEEN if kind == "predict"]
+    assert fits == [30] * 4  # training folds only: half of 60
+    assert preds == [30] * 4  # evaluated on the test fold
+    # the spy passes scores through, so its numbers equal the raw ones
+    a = q[q.method == "spy"].value.to_numpy()
+    b = q[q.method == "raw"].value.to_numpy()
+    np.testing.assert_allclose(a, b)
+
+
+def test_holdout_protocol_uses_separate_calibration_split(tmp_path):
+    SEEN.clear()
+    X, y = _tiny(80)
+    res = ex.holdout_calibration_protocol(
+        {"tiny": (X, y)}, ["LR"], {"spy": Spy()}, calib_size=0.25, n_splits=2, n_repeats=1,
+        cache_dir=tmp_path, disable=True,
+    )
+    fits = [n for kind, _, n in SEEN if kind == "fit"]
+    assert fits == [10, 10]  # 25% of the 40 training rows
+    assert set(res.method) == {"raw", "spy"}
+
+
+def test_protocol_cache_and_determinism(tmp_path):
+    X, y = _tiny(60, seed=3)
+    kw = dict(n_splits=2, n_repeats=2, cache_dir=tmp_path, disable=True)
+    SEEN.clear()
+    first = ex.repeated_cv_protocol({"tiny": (X, y)}, ["LR"], {"spy": Spy()}, **kw)
+    n_calls = len(SEEN)
+    assert n_calls == 8  # 4 splits x (fit + predict)
+    second = ex.repeated_cv_protocol({"tiny": (X, y)}, ["LR"], {"spy": Spy()}, **kw)
+    assert len(SEEN) == n_calls  # nothing recomputed
+    pd.testing.assert_frame_equal(first, second)
+    # a different configuration is a different cache entry
+    ex.repeated_cv_protocol({"tiny": (X, y)}, ["LR"], {"spy": Spy(tag="other")}, **kw)
+    assert len(SEEN) == 2 * n_calls
+    # without the cache the numbers are reproduced exactly
+    fresh = ex.repeated_cv_protocol({"tiny": (X, y)}, ["LR"], {"spy": Spy()}, **{**kw, "cache_dir": tmp_path / "b"})
+    q = lambda d: d[d.measure != "FitTime"].reset_index(drop=True)  # noqa: E731
+    pd.testing.assert_frame_equal(q(first), q(fresh))
+
+
+def test_protocol_on_benchmark_and_tables(tmp_path):
+    res = ex.repeated_cv_protocol(
+        ["iris", "wine", "breast_cancer"], ["SVM"],
+        {"IsoRegC": IsotonicCalibration(), "Platt": PlattScaling(), "ENIR": ex.paper_calibrators()["ENIR"]},
+        n_splits=2, n_repeats=1, cache_dir=tmp_path, disable=True,
+    )
+    assert set(res.dataset) == {"iris", "wine", "breast_cancer"}
+    assert res.value.notna().all()
+    ranks, marks = ex.rank_table(res, "SVM", ["IsoRegC", "Platt", "ENIR"])
+    assert ranks.shape == (5, 3) and marks.shape == (5, 3)
+    np.testing.assert_allclose(ranks.sum(axis=1), 6)
+    assert set(np.unique(marks.to_numpy())) <= {"", "*", "°"}
+    txt = ex.format_rank_table(ranks, marks)
+    assert txt.iloc[0, 0].startswith(f"{ranks.iloc[0, 0]:.3f}")
+    ci = ex.improvement_ci(res, "ENIR", "raw")
+    assert list(ci.index) == ["AUC", "ACC", "RMSE", "ECE", "MCE"]
+    lo, hi = ci.loc["RMSE", "SVM"]
+    assert lo <= hi
+    ft = ex.fit_time_table(res)
+    assert set(ft.index) == {"IsoRegC", "Platt", "ENIR"} and (ft.to_numpy() >= 0).all()
+
+
+def test_classifier_scores_sigmoid_for_svm():
+    X, y = _tiny(50)
+    svm = ex.base_classifiers(["SVM"])["SVM"].fit(X, y)
+    s = ex.classifier_scores(svm, X)
+    np.testing.assert_allclose(s, 1 / (1 + np.exp(-svm.decision_function(X))))
+    assert ((s >= 0) & (s <= 1)).all()
+    with pytest.raises(ValueError, match="unknown base classifier"):
+        ex.base_classifiers(["XYZ"])
+
+
+def test_critical_difference_diagram_draws():
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    from calibbook.plotting import critical_difference_diagram
+
+    ax = critical_difference_diagram({"a": 1.2, "b": 2.1, "c": 2.9, "d": 3.8}, 14)
+    texts = [t.get_text() for t in ax.texts]
+    assert any(t.startswith("CD = 1.25") for t in texts)
+    assert any(t.startswith("a (1.20)") for t in texts)
