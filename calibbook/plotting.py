@@ -10,7 +10,7 @@ import numpy as np
 
 from .metrics import reliability_curve
 
-__all__ = ["STYLE", "COLORS", "use_style", "reliability_diagram", "histogram_axes", "label_outer"]
+__all__ = ["STYLE", "COLORS", "use_style", "reliability_diagram", "histogram_axes", "label_outer", "critical_difference_diagram"]
 
 # Okabe-Ito palette: distinguishable under the common colour-vision deficiencies.
 COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
