@@ -3,7 +3,7 @@
 import numpy as np
 from numba import njit
 
-from .binning import count_at_or_below
+from .binning import bin_index
 
 
 @njit(cache=True)
@@ -44,9 +44,10 @@ def pav_runs(weights, sums):
 @njit(cache=True)
 def step_values(block_starts, block_values, x):
     """Value of the block whose first score is the largest one <= x (first block below all)."""
+    counts = bin_index(block_starts, x)
     out = np.empty(x.shape[0], np.float64)
     for i in range(x.shape[0]):
-        out[i] = block_values[max(count_at_or_below(block_starts, x[i]) - 1, 0)]
+        out[i] = block_values[max(counts[i] - 1, 0)]
     return out
 
 
@@ -54,6 +55,7 @@ def step_values(block_starts, block_values, x):
 def linear_values(knots_x, knots_y, x):
     """Piecewise-linear interpolation through the knots, constant beyond the ends."""
     m = knots_x.shape[0]
+    counts = bin_index(knots_x, x)
     out = np.empty(x.shape[0], np.float64)
     for i in range(x.shape[0]):
         v = x[i]
@@ -62,7 +64,7 @@ def linear_values(knots_x, knots_y, x):
         elif v >= knots_x[m - 1]:
             out[i] = knots_y[m - 1]
         else:
-            j = count_at_or_below(knots_x, v) - 1  # knots_x[j] <= v < knots_x[j + 1]
+            j = counts[i] - 1  # knots_x[j] <= v < knots_x[j + 1]
             x0, x1 = knots_x[j], knots_x[j + 1]
             out[i] = knots_y[j] + (knots_y[j + 1] - knots_y[j]) * (v - x0) / (x1 - x0)
     return out
