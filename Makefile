@@ -1,8 +1,9 @@
 # calibbook: build the book, run the tests.
 #
-#   make env    create .venv (only if absent) and install calibbook[book,test] into it
+#   make env    create .venv (only if absent) and install calibbook[book,test,distributed] into it
 #   make book   build the HTML book into _build/html (renders the committed notebook outputs)
-#   make test   pytest tests/, then nbval on book/, then the warning-free book build
+#   make test   pytest tests/ and the docstring examples, then nbval on book/, then the
+#               warning-free book build, then the built pages in headless Chromium
 #   make clean  remove _build
 #
 # Override the interpreter that creates the virtualenv with `make PYTHON=python3.12 env`.
@@ -34,7 +35,7 @@ $(VPY):
 # (Re)install whenever pyproject.toml changes; the stamp records the last install.
 $(STAMP): pyproject.toml | $(VPY)
 	$(VPY) -m pip install --upgrade pip
-	$(VPY) -m pip install -e ".[book,test]"
+	$(VPY) -m pip install -e ".[book,test,distributed]"
 	touch $@
 
 book: env
@@ -45,10 +46,12 @@ book: env
 PYTEST_WORKERS ?= 2
 
 test: env
-	$(VPY) -m pytest -n $(PYTEST_WORKERS) tests/
+	$(VPY) -m pytest -n $(PYTEST_WORKERS) -m "not built_book" tests/
+	$(VPY) -m pytest --doctest-modules calibbook
 	@test -n "$(strip $(NOTEBOOKS))" || { echo "error: no notebooks under book/ for nbval to run" >&2; exit 1; }
 	MPLBACKEND=$(NBVAL_MPLBACKEND) $(VPY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile --nbval-lax --nbval-current-env --nbval-sanitize-with book/nbval_sanitize.cfg book/
 	$(JB) build . -W -n --keep-going
+	$(VPY) -m pytest -n $(PYTEST_WORKERS) tests/test_browser.py
 
 clean:
-	rm -rf _build
+	rm -rf _build book/api/generated

@@ -49,6 +49,7 @@ _SUBMODULES = {
     "dpm",
     "probing",
     "experiments",
+    "distributed",
 }
 
 __all__ = sorted(_LAZY) + sorted(_SUBMODULES)

