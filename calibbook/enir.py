@@ -15,11 +15,44 @@ CRITERIA = ("bic", "aic", "aicc")
 
 
 def information_criterion(loglik, df, n, criterion):
-    """-2 log L plus the penalty of ``criterion`` for ``df`` parameters and ``n`` samples.
+    r"""-2 log L plus the penalty of ``criterion`` for ``df`` parameters and ``n`` samples.
 
-    ``"bic"`` uses df (log n + log 2 pi), the penalty of the authors' reference code
-    (a Laplace approximation that keeps the 2 pi term); ``"aic"`` uses 2 df;
-    ``"aicc"`` adds AIC's small-sample correction 2 df (df + 1) / (n - df - 1).
+    ``"bic"`` uses :math:`\mathrm{df}\,(\log n + \log 2\pi)`, the penalty of the
+    authors' reference code (a Laplace approximation that keeps the :math:`2\pi`
+    term); ``"aic"`` uses 2 df; ``"aicc"`` adds AIC's small-sample correction
+    2 df (df + 1) / (n - df - 1), infinite when n - df - 1 <= 0. ENIR scores each
+    model of the near-isotonic path this way (:doc:`/book/05_near_isotonic_enir_bbq`).
+
+    Parameters
+    ----------
+    loglik : float or array-like
+        Log-likelihood of each model.
+    df : float or array-like
+        Degrees of freedom (number of blocks) of each model.
+    n : float
+        Number of samples (total weight).
+    criterion : {"bic", "aic", "aicc"}
+        Which penalty; any other value is taken as ``"aicc"`` (ENIR validates it).
+
+    Returns
+    -------
+    ndarray
+        The criterion, smaller is better; broadcast over ``loglik`` and ``df``.
+
+    References
+    ----------
+    Schwarz, "Estimating the dimension of a model", Annals of Statistics 6 (1978);
+    Akaike, "A new look at the statistical model identification", IEEE TAC 19
+    (1974); Hurvich & Tsai, "Regression and time series model selection in small
+    samples", Biometrika 76 (1989); Naeini & Cooper, ICDM 2016, Section III-B.
+
+    Examples
+    --------
+    >>> from calibbook.enir import information_criterion
+    >>> float(information_criterion(-10.0, 2, 100, "aic"))
+    24.0
+    >>> round(float(information_criterion(-10.0, 2, 100, "bic")), 4)
+    32.8861
     """
     df = np.asarray(df, dtype=np.float64)
     if criterion == "bic":
@@ -34,11 +67,39 @@ def information_criterion(loglik, df, n, criterion):
 
 
 def relative_likelihoods(scores, prune_alpha=None):
-    """Model weights proportional to exp(-(score - min score) / 2), summing to one.
+    r"""Model weights proportional to :math:`\exp(-(\mathrm{IC}_t - \min_u \mathrm{IC}_u) / 2)`, summing to one.
 
-    Non-finite scores get weight 0. With ``prune_alpha``, models whose relative
-    likelihood exp(-(score - min)/2) falls below ``prune_alpha`` are dropped
-    (Occam's window) before normalising.
+    The weights with which ENIR and BBQ average their models
+    (:doc:`/book/05_near_isotonic_enir_bbq`). Non-finite scores get weight 0.
+    With ``prune_alpha``, models whose relative likelihood falls below
+    ``prune_alpha`` are dropped (Occam's window) before normalising.
+
+    Parameters
+    ----------
+    scores : array-like of shape (T,)
+        Criterion value of each model (smaller is better), e.g. from
+        :func:`calibbook.enir.information_criterion`.
+    prune_alpha : float or None, default=None
+        Occam's window: relative likelihoods below it are set to 0.
+
+    Returns
+    -------
+    ndarray of shape (T,)
+        Non-negative weights summing to one.
+
+    References
+    ----------
+    Madigan & Raftery, "Model selection and accounting for model uncertainty in
+    graphical models using Occam's window", JASA 89 (1994); Naeini & Cooper,
+    ICDM 2016, Eq. 6.
+
+    Examples
+    --------
+    >>> from calibbook.enir import relative_likelihoods
+    >>> relative_likelihoods([10.0, 10.0, float("inf")]).tolist()
+    [0.5, 0.5, 0.0]
+    >>> relative_likelihoods([0.0, 2.0 * 3.0]).round(4).tolist()  # exp(-3) relative to the best
+    [0.9526, 0.0474]
     """
     scores = np.asarray(scores, dtype=np.float64)
     finite = np.isfinite(scores)
@@ -52,16 +113,18 @@ def relative_likelihoods(scores, prune_alpha=None):
 class ENIR(BaseCalibrator):
     """Ensemble of near-isotonic regression models, averaged by an information criterion.
 
-    The near-isotonic path (:func:`~calibbook.near_isotonic_path`) gives one model per
+    The near-isotonic path (:func:`calibbook.near_isotonic_path`) gives one model per
     breakpoint lam_1 < ... < lam_T, from the nearly saturated fit to the isotonic
     regression. Each model is a binning of the scores (its blocks) and is scored by
     an information criterion with df = its number of blocks; the calibrated
     probability is the criterion-weighted average of the models' smoothed values.
+    :doc:`/book/05_near_isotonic_enir_bbq` derives the path, the scoring and the
+    average, and reruns the paper's experiments.
 
     Parameters
     ----------
     criterion : {"bic", "aic", "aicc"}, default="bic"
-        Score of each model (see :func:`information_criterion`). AIC's penalty of 2
+        Score of each model (see :func:`calibbook.enir.information_criterion`). AIC's penalty of 2
         per block is small next to the likelihood gain of fitting 0/1 labels
         closely, so with AIC the average leans on the many-block models near
         lam = 0 and overfits; BIC is the paper's choice.
@@ -75,6 +138,8 @@ class ENIR(BaseCalibrator):
     Attributes
     ----------
     path_ : NearIsotonicPath
+        The near-isotonic path of the training scores (see
+        :class:`~calibbook.near_isotonic.NearIsotonicPath`).
     model_lambdas_, model_df_, model_scores_, model_weights_ : ndarray (T,)
         The averaged models (the lam = 0 model excluded unless it is the only one),
         their blocks, criterion values and weights (summing to one).
@@ -86,8 +151,14 @@ class ENIR(BaseCalibrator):
     Scores must be probabilities in [0, 1] (the smoothing prior of each bin is its
     mean score, as in the authors' code); pass decision values through a sigmoid
     first, as the paper does for SVMs. Each bin's value p is smoothed to
-    (W p + e (1 - |o - e|)) / (W + 1 - |o - e|), with W its weight, o its fraction
+    :math:`(W p + e (1 - |o - e|)) / (W + 1 - |o - e|)`, with W its weight, o its fraction
     of positives and e its mean score, which keeps log-loss finite.
+
+    See Also
+    --------
+    calibbook.near_isotonic_path : The path the models come from.
+    calibbook.BBQ : The binning ensemble ENIR was compared with.
+    calibbook.IsotonicCalibration : The last model of the path.
 
     References
     ----------
@@ -98,6 +169,7 @@ class ENIR(BaseCalibrator):
     Examples
     --------
     >>> import numpy as np
+    >>> from calibbook import ENIR
     >>> rng = np.random.default_rng(0)
     >>> s = rng.uniform(size=500)
     >>> y = (rng.uniform(size=500) < s).astype(int)

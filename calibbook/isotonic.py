@@ -15,6 +15,8 @@ class IsotonicCalibration(BaseCalibrator):
     The fitted map is the non-decreasing step function of the score that
     minimises the (weighted) squared error to the 0/1 labels; each step is a
     block of consecutive sorted scores and predicts its fraction of positives.
+    :doc:`/book/04_isotonic_regression` derives PAV, proves that it finds the
+    minimiser, and links the fit to the convex hull of the ROC curve.
 
     Parameters
     ----------
@@ -48,15 +50,26 @@ class IsotonicCalibration(BaseCalibrator):
     positives and negatives apart with ``np.sort`` and merges them (no argsort);
     PAV itself is O(number of distinct scores).
 
+    See Also
+    --------
+    calibbook.NearIsotonicRegression : Relaxes monotonicity with a penalty.
+    calibbook.ENIR : Averages near-isotonic fits along the whole penalty path.
+
     References
     ----------
-    Ayer et al. (1955); Zadrozny & Elkan, KDD 2002; Niculescu-Mizil & Caruana,
-    ICML 2005.
+    Ayer, Brunk, Ewing, Reid & Silverman, "An empirical distribution function for
+    sampling with incomplete information", Annals of Mathematical Statistics 26
+    (1955). Zadrozny & Elkan, "Transforming classifier scores into accurate
+    multiclass probability estimates", KDD 2002. Niculescu-Mizil & Caruana,
+    "Predicting good probabilities with supervised learning", ICML 2005.
 
     Examples
     --------
+    >>> from calibbook import IsotonicCalibration
     >>> cal = IsotonicCalibration().fit([0.1, 0.2, 0.3, 0.4], [0, 1, 0, 1])
     >>> cal.predict([0.1, 0.25, 0.4]).tolist()
+    [0.0, 0.5, 1.0]
+    >>> cal.block_values_.tolist()  # the middle two scores are pooled
     [0.0, 0.5, 1.0]
     """
 

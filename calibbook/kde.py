@@ -47,20 +47,51 @@ def _weighted_quantile(xs, cw, q):
 
 
 def bandwidth_rule(xs, w, rule):
-    """Rule-of-thumb bandwidth from sorted scores ``xs`` with weights ``w``.
+    r"""Rule-of-thumb bandwidth from sorted scores ``xs`` with weights ``w``.
 
-    N is the total weight and sigma the weighted standard deviation with the
-    frequency-weight (unbiased) denominator N - 1, so that integer weights give
-    the bandwidth of the repeated rows.
+    N is the total weight and :math:`\sigma` the weighted standard deviation with
+    the frequency-weight (unbiased) denominator N - 1, so that integer weights
+    give the bandwidth of the repeated rows. :doc:`/book/06_density_calibration`
+    shows how the bandwidth shapes the calibration map.
 
-    - ``"silverman"``: h = 1.06 sigma N^(-1/5), Silverman's normal-reference
-      rule (the paper's choice);
-    - ``"silverman_robust"``: h = 0.9 min(sigma, IQR / 1.34) N^(-1/5), Silverman's
-      (1986, Eq. 3.31) version that resists heavy tails and bimodality (sigma
-      alone when the IQR is 0);
-    - ``"scott"``: h = sigma N^(-1/5), Scott's factor as in ``scipy.stats.gaussian_kde``.
+    - ``"silverman"``: :math:`h = 1.06\,\sigma N^{-1/5}`, Silverman's
+      normal-reference rule (the paper's choice);
+    - ``"silverman_robust"``: :math:`h = 0.9 \min(\sigma, \mathrm{IQR}/1.34) N^{-1/5}`,
+      Silverman's (1986, Eq. 3.31) version that resists heavy tails and
+      bimodality (:math:`\sigma` alone when the IQR is 0);
+    - ``"scott"``: :math:`h = \sigma N^{-1/5}`, Scott's factor as in
+      ``scipy.stats.gaussian_kde``.
 
-    Returns 0.0 when the scores do not vary.
+    Parameters
+    ----------
+    xs : ndarray of shape (n,)
+        Scores, sorted increasingly (float64).
+    w : ndarray of shape (n,)
+        Their positive weights (float64).
+    rule : {"silverman", "silverman_robust", "scott"}
+        The rule; any other value is taken as ``"silverman_robust"``
+        (:class:`calibbook.KDECalibration` validates it).
+
+    Returns
+    -------
+    float
+        The bandwidth h, 0.0 when the scores do not vary.
+
+    References
+    ----------
+    Silverman, "Density estimation for statistics and data analysis", Chapman &
+    Hall (1986), Section 3.4.2; Scott, "Multivariate density estimation", Wiley
+    (1992); Naeini, Cooper & Hauskrecht (2014), Section 4.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from calibbook.kde import bandwidth_rule
+    >>> xs = np.linspace(0.0, 1.0, 32)
+    >>> round(bandwidth_rule(xs, np.ones(32), "silverman"), 4)
+    0.1604
+    >>> bandwidth_rule(np.zeros(3), np.ones(3), "scott")
+    0.0
     """
     total = float(w.sum())
     mean = float(np.dot(w, xs) / total)
@@ -108,19 +139,27 @@ class _ClassDensity:
 
 
 class KDECalibration(BaseCalibrator):
-    """Calibration by kernel density estimation of the two class-conditional score densities.
+    r"""Calibration by kernel density estimation of the two class-conditional score densities.
+
+    Bayes' rule with kernel estimates :math:`\hat f_0, \hat f_1` of the score
+    densities of the two classes and their weighted frequencies
+    :math:`\pi_0, \pi_1`:
+    :math:`P(y = 1 \mid s) = \pi_1 \hat f_1(s) / (\pi_1 \hat f_1(s) + \pi_0 \hat f_0(s))`.
+    :doc:`/book/06_density_calibration` derives it from histogram binning and
+    reruns the paper's experiment.
 
     Parameters
     ----------
     kernel : {"gaussian", "boxcar", "epanechnikov", "tricube"}, default="gaussian"
-        Smoothing kernel K(u). The compact ones live on |u| <= 1:
-        boxcar 1/2, Epanechnikov 3/4 (1 - u^2), tricube 70/81 (1 - |u|^3)^3;
+        Smoothing kernel K(u). The compact ones live on :math:`|u| \le 1`:
+        boxcar 1/2, Epanechnikov :math:`\tfrac34 (1 - u^2)`, tricube
+        :math:`\tfrac{70}{81} (1 - |u|^3)^3`;
         the Gaussian is the standard normal density. The bandwidth h scales u =
         (x - x_i) / h in every case (so h is the half-width of a compact kernel and
         the standard deviation of the Gaussian), as in the paper and in
         scikit-learn's ``KernelDensity``.
     bandwidth : {"silverman", "silverman_robust", "scott"} or float, default="silverman"
-        A rule of thumb (see :func:`bandwidth_rule`; ``"silverman"`` is the
+        A rule of thumb (see :func:`calibbook.kde.bandwidth_rule`; ``"silverman"`` is the
         paper's h = 1.06 sigma N^(-1/5)) or a fixed positive bandwidth.
     shared_bandwidth : bool, default=True
         True: one bandwidth for both classes, computed from all training scores
@@ -174,10 +213,15 @@ class KDECalibration(BaseCalibrator):
     mean of the two when x is exactly halfway), the nearest point where Eq. 5 is
     defined. The Gaussian sums are computed as log-sum-exp around the nearest
     training score, so they never underflow and Eq. 5 is evaluated as it stands
-    even at |x| = 1e6 (where it tends to the label side of the extreme scores).
+    even at :math:`|x| = 10^6` (where it tends to the label side of the extreme scores).
 
     Zero-weight rows are dropped. Integer weights give the same fit as repeated
     rows.
+
+    See Also
+    --------
+    calibbook.DPMCalibration : The same Bayes rule with Dirichlet-process mixture densities.
+    calibbook.HistogramBinning : The same Bayes rule with histogram densities.
 
     References
     ----------
@@ -188,6 +232,7 @@ class KDECalibration(BaseCalibrator):
 
     Examples
     --------
+    >>> from calibbook import KDECalibration
     >>> cal = KDECalibration(kernel="boxcar", bandwidth=1.0).fit([0.0, 0.5, 1.0, 1.5], [0, 0, 1, 1])
     >>> cal.predict([0.0, 0.75, 1.5]).round(3).tolist()  # 1 of 3, 2 of 4, 2 of 3 neighbours positive
     [0.333, 0.5, 0.667]

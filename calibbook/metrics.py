@@ -50,7 +50,8 @@ def expected_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform",
     For each of the ``n_bins`` bins, :math:`P(k)` is the fraction of samples
     (of total weight) falling in bin k, :math:`o_k` the observed fraction of
     positives and :math:`e_k` the mean predicted probability in the bin.
-    Empty bins contribute nothing.
+    Empty bins contribute nothing. :doc:`/book/01_measuring_calibration` defines
+    it, Eq. :eq:`eq-ece`, and measures its bias.
 
     Parameters
     ----------
@@ -69,6 +70,14 @@ def expected_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform",
     Returns
     -------
     float
+        The ECE, in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If the inputs are empty, of different lengths, hold NaN or infinity, the
+        labels are not binary, a probability lies outside [0, 1], a weight is
+        negative, or ``n_bins`` or ``strategy`` is invalid.
 
     Notes
     -----
@@ -81,8 +90,14 @@ def expected_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform",
     Naeini, Cooper & Hauskrecht, "Obtaining well calibrated probabilities using
     Bayesian binning", AAAI 2015; Naeini & Cooper, ICDM 2016, Section IV-B.
 
+    See Also
+    --------
+    calibbook.maximum_calibration_error : The worst bin instead of the average.
+    calibbook.reliability_curve : The bins themselves.
+
     Examples
     --------
+    >>> from calibbook import expected_calibration_error
     >>> round(expected_calibration_error([0, 1, 1, 0], [0.1, 0.9, 0.8, 0.3], n_bins=2), 6)
     0.175
     """
@@ -93,10 +108,44 @@ def expected_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform",
 def maximum_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform", sample_weight=None):
     r"""Maximum calibration error, :math:`\max_k |o_k - e_k|` over non-empty bins.
 
-    Same parameters as :func:`expected_calibration_error`.
+    :math:`o_k` is the observed fraction of positives and :math:`e_k` the mean
+    predicted probability in bin k; :doc:`/book/01_measuring_calibration`
+    defines it, Eq. :eq:`eq-mce`, and shows how noisy it is with few cases per bin.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Binary labels in {0, 1}.
+    y_prob : array-like of shape (n,)
+        Predicted probabilities of the positive class, in [0, 1].
+    n_bins : int, default=10
+        Number of bins K.
+    strategy : {"uniform", "quantile"}, default="uniform"
+        Equal-width or equal-frequency bins, as in
+        :func:`calibbook.expected_calibration_error`.
+    sample_weight : array-like of shape (n,), optional
+        Non-negative weights.
+
+    Returns
+    -------
+    float
+        The MCE, in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If the inputs are empty, of different lengths, hold NaN or infinity, the
+        labels are not binary, a probability lies outside [0, 1], a weight is
+        negative, or ``n_bins`` or ``strategy`` is invalid.
+
+    References
+    ----------
+    Naeini, Cooper & Hauskrecht, "Obtaining well calibrated probabilities using
+    Bayesian binning", AAAI 2015; Naeini & Cooper, ICDM 2016, Section IV-B.
 
     Examples
     --------
+    >>> from calibbook import maximum_calibration_error
     >>> round(maximum_calibration_error([0, 1, 1, 0], [0.1, 0.9, 0.8, 0.3], n_bins=2), 6)
     0.2
     """
@@ -135,6 +184,10 @@ def reliability_curve(
 ):
     """Points of a reliability diagram, one row per non-empty bin.
 
+    For each bin, the mean prediction :math:`e_k`, the observed frequency of
+    positives :math:`o_k` and a binomial confidence interval for it
+    (:doc:`/book/01_measuring_calibration`, Eq. :eq:`eq-bin-stats`).
+
     Parameters
     ----------
     y_true, y_prob, n_bins, strategy, sample_weight
@@ -152,6 +205,32 @@ def reliability_curve(
         data edges, with the extreme predictions as outer bounds), ``mean_predicted``
         (:math:`e_k`), ``observed`` (:math:`o_k`), ``count`` (total weight),
         ``ci_lower`` and ``ci_upper``.
+
+    Raises
+    ------
+    ValueError
+        If the inputs are empty, of different lengths, hold NaN or infinity, the
+        labels are not binary, a probability lies outside [0, 1], a weight is
+        negative, or ``n_bins`` or ``strategy`` is invalid, ``confidence`` is not in (0, 1) or ``interval`` is
+        unknown.
+
+    See Also
+    --------
+    calibbook.reliability_diagram : Draws these points.
+
+    References
+    ----------
+    Wilson, "Probable inference, the law of succession, and statistical
+    inference", JASA 22 (1927); Clopper & Pearson, "The use of confidence or
+    fiducial limits illustrated in the case of the binomial", Biometrika 26
+    (1934); Niculescu-Mizil & Caruana, ICML 2005 (reliability diagrams).
+
+    Examples
+    --------
+    >>> from calibbook import reliability_curve
+    >>> curve = reliability_curve([0, 1, 1, 0], [0.1, 0.9, 0.8, 0.3], n_bins=2)
+    >>> curve[["mean_predicted", "observed", "count"]].round(3).to_numpy().tolist()
+    [[0.2, 0.0, 2.0], [0.85, 1.0, 2.0]]
     """
     import pandas as pd
 
@@ -199,6 +278,8 @@ def brier_decomposition(y_true, y_prob, *, n_bins=None, strategy="uniform", samp
     :math:`\mathrm{WBC}` of :cite:t:`stephenson2008two` vanish when every bin
     holds a single forecast value. ``n_bins=None`` (the default) groups by
     distinct forecast values, which makes Murphy's three-term identity exact.
+    :doc:`/book/01_measuring_calibration` derives the decomposition,
+    Eq. :eq:`eq-brier-five-terms`.
 
     Parameters
     ----------
@@ -216,6 +297,28 @@ def brier_decomposition(y_true, y_prob, *, n_bins=None, strategy="uniform", samp
         ``within_bin_variance``, ``within_bin_covariance``. The identity
         ``brier = reliability - resolution + uncertainty + within_bin_variance
         - within_bin_covariance`` holds to rounding error.
+
+    Raises
+    ------
+    ValueError
+        If the inputs are empty, of different lengths, hold NaN or infinity, the
+        labels are not binary, a probability lies outside [0, 1], a weight is
+        negative, or ``n_bins`` or ``strategy`` is invalid.
+
+    References
+    ----------
+    Brier, "Verification of forecasts expressed in terms of probability",
+    Monthly Weather Review 78 (1950); Murphy, "A new vector partition of the
+    probability score", Journal of Applied Meteorology 12 (1973); Stephenson,
+    Coelho & Jolliffe, "Two extra components in the Brier score decomposition",
+    Weather and Forecasting 23 (2008).
+
+    Examples
+    --------
+    >>> from calibbook import brier_decomposition
+    >>> parts = brier_decomposition([0, 1, 1, 0], [0.2, 0.8, 0.8, 0.2])
+    >>> {k: round(v, 4) for k, v in parts.items() if k != "within_bin_covariance"}
+    {'brier': 0.04, 'reliability': 0.04, 'resolution': 0.25, 'uncertainty': 0.25, 'within_bin_variance': 0.0}
     """
     y, p, w = check_probability_input(y_true, y_prob, sample_weight)
     if n_bins is None:
@@ -264,6 +367,9 @@ def _report_row(y_true, y_prob, n_bins, strategy, sample_weight):
 def calibration_report(y_true, y_prob, *, n_bins=10, strategy="uniform", sample_weight=None):
     """The papers' five measures (AUC, ACC, RMSE, ECE, MCE) plus Brier score and log-loss.
 
+    :doc:`/book/01_measuring_calibration` defines all seven; every later chapter
+    reports them.
+
     Parameters
     ----------
     y_true : array-like of shape (n,)
@@ -279,8 +385,23 @@ def calibration_report(y_true, y_prob, *, n_bins=10, strategy="uniform", sample_
         ACC thresholds the probabilities at 0.5; RMSE is the square root of the
         Brier score, as in the papers; log-loss is clipped by scikit-learn.
 
+    Raises
+    ------
+    ValueError
+        If ``y_true`` holds a single class, ``y_prob`` is an empty mapping, or
+        the inputs are invalid (as in :func:`calibbook.expected_calibration_error`).
+
+    References
+    ----------
+    Naeini & Cooper, ICDM 2016, Section IV-B (the five measures); Brier (1950);
+    scikit-learn's ``roc_auc_score``, ``accuracy_score``, ``brier_score_loss`` and
+    ``log_loss`` (Pedregosa et al., JMLR 12, 2011).
+
     Examples
     --------
+    >>> from calibbook import calibration_report
+    >>> calibration_report([0, 1, 1, 0], [0.1, 0.9, 0.8, 0.3])[["AUC", "ECE", "MCE"]].round(3).tolist()
+    [1.0, 0.175, 0.3]
     >>> report = calibration_report([0, 1, 1, 0], {"a": [0.1, 0.9, 0.8, 0.3]})
     >>> list(report.columns)
     ['AUC', 'ACC', 'RMSE', 'ECE', 'MCE', 'Brier', 'LogLoss']

@@ -26,7 +26,18 @@ __all__ = ["NearIsotonicPath", "near_isotonic_path", "NearIsotonicRegression"]
 
 @dataclass(frozen=True)
 class NearIsotonicPath:
-    """The whole solution path, stored as merge events (O(number of runs) memory).
+    """The whole solution path of near-isotonic regression, stored as merge events.
+
+    Returned by :func:`calibbook.near_isotonic_path`; it takes O(number of runs)
+    memory and evaluates the fit at any penalty ``lam`` without refitting. As
+    ``lam`` grows, neighbouring blocks merge and never split again;
+    :doc:`/book/05_near_isotonic_enir_bbq` proves this and derives the merge times.
+
+    Parameters
+    ----------
+    scores, weights, sums, event_lam, event_left, event_right, event_coef, initial_coef : ndarray
+        The fields listed under Attributes, as computed by
+        :func:`calibbook.near_isotonic_path` (not meant to be built by hand).
 
     Attributes
     ----------
@@ -40,6 +51,20 @@ class NearIsotonicPath:
         First runs of the two blocks that merge.
     event_coef, initial_coef : ndarray
         Slope data: a block's value is S / W - lam * c between its merges.
+
+    References
+    ----------
+    Tibshirani, Hoefling & Tibshirani, "Nearly-isotonic regression",
+    Technometrics 53 (2011).
+
+    Examples
+    --------
+    >>> from calibbook import near_isotonic_path
+    >>> path = near_isotonic_path([1, 2, 3, 4], [0.0, 1.0, 0.0, 1.0])
+    >>> path.breakpoints.tolist()
+    [0.0, 0.5]
+    >>> path.n_blocks(0.0), path.n_blocks(0.5)
+    (4, 3)
     """
 
     scores: np.ndarray
@@ -62,7 +87,7 @@ class NearIsotonicPath:
 
     @property
     def breakpoints(self):
-        """Distinct lambdas at which blocks merge, starting with 0.
+        """Distinct lambdas at which blocks merge, starting with 0 (an ndarray).
 
         Merges that coincide in exact arithmetic can come out of floating point one
         rounding error apart; they count as one breakpoint.
@@ -70,7 +95,23 @@ class NearIsotonicPath:
         return self._grouped_lam[1]
 
     def fitted(self, lam):
-        """Fitted value of every run (shape (R,)) at penalty ``lam``."""
+        """Fitted value of every run at penalty ``lam``.
+
+        Parameters
+        ----------
+        lam : float
+            Penalty, at least 0.
+
+        Returns
+        -------
+        ndarray of shape (R,)
+            The fit at each distinct training score ``scores``.
+
+        Raises
+        ------
+        ValueError
+            If ``lam`` is negative or not finite.
+        """
         from ._kernels.neariso import fit_at
 
         lam = float(lam)
@@ -80,7 +121,16 @@ class NearIsotonicPath:
                       self.event_coef, self.initial_coef, lam)
 
     def n_blocks(self, lam):
-        """Number of blocks (distinct adjacent fitted values) at ``lam``."""
+        """Number of blocks (runs of equal adjacent fitted values) at ``lam``.
+
+        Parameters
+        ----------
+        lam : float
+
+        Returns
+        -------
+        int
+        """
         return int(self.scores.size - np.count_nonzero(self._grouped_lam[0] <= lam))
 
 
@@ -98,7 +148,10 @@ def near_isotonic_path(scores, y, sample_weight=None):
 
     Tied scores are pooled first (their weighted mean response, with their total
     weight), so aggregated rows give the same path as raw rows. The path is found
-    with a heap of merge times in O(R log R) for R distinct scores.
+    with a heap of merge times in O(R log R) for R distinct scores. For a penalty
+    lam >= 0 the fit minimises, over runs r with weights w_r and mean responses y_r,
+    1/2 sum_r w_r (p_r - y_r)^2 + lam sum_r (p_r - p_{r+1})_+ ;
+    :doc:`/book/05_near_isotonic_enir_bbq` derives the path algorithm.
 
     Parameters
     ----------
@@ -107,13 +160,33 @@ def near_isotonic_path(scores, y, sample_weight=None):
     y : array-like of shape (n,)
         Real responses (0/1 labels for calibration).
     sample_weight : array-like of shape (n,), optional
+        Non-negative weights; integer weights equal repeated rows.
 
     Returns
     -------
-    NearIsotonicPath
+    :class:`~calibbook.near_isotonic.NearIsotonicPath`
+        The path; ``path.fitted(lam)`` evaluates it.
+
+    Raises
+    ------
+    ValueError
+        If scores or responses are empty, NaN or infinite, their lengths differ,
+        or a weight is negative.
+
+    See Also
+    --------
+    calibbook.NearIsotonicRegression : The fit at one penalty, as an estimator.
+    calibbook.ENIR : Averages the models along the path.
+
+    References
+    ----------
+    Tibshirani, Hoefling & Tibshirani, "Nearly-isotonic regression",
+    Technometrics 53 (2011); Naeini & Cooper, "Binary classifier calibration
+    using an ensemble of near isotonic regression models", ICDM 2016, Eq. 3.
 
     Examples
     --------
+    >>> from calibbook import near_isotonic_path
     >>> path = near_isotonic_path([1, 2, 3], [1.0, 0.0, 1.0])
     >>> path.fitted(0.0).tolist(), path.fitted(10.0).tolist()
     ([1.0, 0.0, 1.0], [0.5, 0.5, 1.0])
@@ -141,6 +214,11 @@ def interpolate_runs(run_scores, run_values, scores, interpolation):
 class NearIsotonicRegression(RegressorMixin, BaseEstimator):
     """Near-isotonic regression at one penalty ``lam`` (works for real-valued y).
 
+    The fit follows the ordering of the scores, but pays ``lam`` for each unit
+    a fitted value drops between neighbouring scores, instead of forbidding it:
+    lam = 0 reproduces the data and a large lam the isotonic regression.
+    :doc:`/book/05_near_isotonic_enir_bbq` derives it.
+
     Parameters
     ----------
     lam : float, default=1.0
@@ -158,8 +236,19 @@ class NearIsotonicRegression(RegressorMixin, BaseEstimator):
     fitted_values_ : ndarray (R,)
         Fit at ``lam`` for each distinct training score ``path_.scores``.
 
+    See Also
+    --------
+    calibbook.near_isotonic_path : The whole path, as a function.
+    calibbook.IsotonicCalibration : The limit of a large penalty.
+
+    References
+    ----------
+    Tibshirani, Hoefling & Tibshirani, "Nearly-isotonic regression",
+    Technometrics 53 (2011).
+
     Examples
     --------
+    >>> from calibbook import NearIsotonicRegression
     >>> reg = NearIsotonicRegression(lam=0.25).fit([1, 2, 3, 4], [0.0, 1.0, 0.0, 1.0])
     >>> reg.fitted_values_.round(3).tolist()
     [0.0, 0.75, 0.25, 1.0]
@@ -170,7 +259,27 @@ class NearIsotonicRegression(RegressorMixin, BaseEstimator):
         self.interpolation = interpolation
 
     def fit(self, scores, y, sample_weight=None):
-        """Fit the path and evaluate it at ``lam``."""
+        """Fit the path and evaluate it at ``lam``.
+
+        Parameters
+        ----------
+        scores : array-like of shape (n_samples,)
+            Any real scores.
+        y : array-like of shape (n_samples,)
+            Real responses (0/1 labels for calibration).
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative weights.
+
+        Returns
+        -------
+        self : NearIsotonicRegression
+
+        Raises
+        ------
+        ValueError
+            If ``lam`` or ``interpolation`` is invalid, or the data are (as in
+            :func:`calibbook.near_isotonic_path`).
+        """
         check_option(self.interpolation, "interpolation", ("linear", "step"))
         if not isinstance(self.lam, numbers.Real) or not np.isfinite(self.lam) or self.lam < 0:
             raise ValueError(f"lam must be a finite number >= 0; got {self.lam!r}.")
@@ -179,7 +288,23 @@ class NearIsotonicRegression(RegressorMixin, BaseEstimator):
         return self
 
     def predict(self, scores):
-        """Fitted values at new scores."""
+        """Fitted values at new scores.
+
+        Parameters
+        ----------
+        scores : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            If ``fit`` has not been called.
+        ValueError
+            If a score is NaN or infinite.
+        """
         check_is_fitted(self)
         s = check_scores(scores)
         return interpolate_runs(self.path_.scores, self.fitted_values_, s, self.interpolation)

@@ -22,13 +22,14 @@ def platt_targets(y, sample_weight):
 
 
 class PlattScaling(BaseCalibrator):
-    """Platt scaling: P(y = 1 | f) = 1 / (1 + exp(A f + B)).
+    r"""Platt scaling: :math:`P(y = 1 \mid f) = 1 / (1 + \exp(A f + B))`.
 
     A and B maximise the likelihood of Platt's smoothed targets
-    t+ = (N+ + 1)/(N+ + 2) and t- = 1/(N- + 2) rather than of the 0/1 labels,
-    which keeps them finite even on separable data. The fit is Newton's method
-    with a backtracking line search and overflow-free log terms, following
-    Lin, Lin & Weng (2007).
+    :math:`t_+ = (N_+ + 1)/(N_+ + 2)` and :math:`t_- = 1/(N_- + 2)` rather than
+    of the 0/1 labels, which keeps them finite even on separable data. The fit is
+    Newton's method with a backtracking line search and overflow-free log terms,
+    following Lin, Lin & Weng (2007). :doc:`/book/03_platt_scaling` derives the
+    model, the smoothed targets and the Newton iteration.
 
     Parameters
     ----------
@@ -48,15 +49,26 @@ class PlattScaling(BaseCalibrator):
     n_iter_ : int
         Newton iterations used.
 
+    See Also
+    --------
+    calibbook.IsotonicCalibration : The non-parametric alternative.
+
     References
     ----------
-    Platt (1999); Lin, Lin & Weng, Machine Learning 68 (2007); Niculescu-Mizil &
-    Caruana, ICML 2005, Eq. 4.
+    Platt, "Probabilistic outputs for support vector machines and comparisons to
+    regularized likelihood methods", in Advances in Large Margin Classifiers,
+    MIT Press (1999). Lin, Lin & Weng, "A note on Platt's probabilistic outputs
+    for support vector machines", Machine Learning 68 (2007). Niculescu-Mizil &
+    Caruana, "Predicting good probabilities with supervised learning", ICML 2005,
+    Eq. 4.
 
     Examples
     --------
+    >>> from calibbook import PlattScaling
     >>> cal = PlattScaling().fit([-2.0, -1.0, 1.0, 2.0], [0, 0, 1, 1])
     >>> bool(cal.predict([0.0])[0] == 0.5)
+    True
+    >>> cal.a_ < 0  # larger scores, more likely positive
     True
     """
 

@@ -12,9 +12,12 @@ from .metrics import reliability_curve
 
 __all__ = ["STYLE", "COLORS", "use_style", "reliability_diagram", "histogram_axes", "label_outer", "critical_difference_diagram"]
 
-# Okabe-Ito palette: distinguishable under the common colour-vision deficiencies.
+#: The book's colour cycle, the Okabe-Ito palette, whose eight colours stay
+#: distinguishable under the common colour-vision deficiencies.
 COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
 
+#: The book's matplotlib rcParams (figure size, fonts, grid, colour cycle);
+#: :func:`calibbook.plotting.use_style` applies them.
 STYLE = {
     "figure.figsize": (5.0, 4.2),
     "figure.dpi": 100,
@@ -34,7 +37,31 @@ STYLE = {
 
 
 def use_style():
-    """Apply the calibbook figure style to matplotlib's global rcParams."""
+    """Apply the calibbook figure style to matplotlib's global rcParams.
+
+    Every chapter calls it first (:doc:`/book/01_measuring_calibration`), so all
+    figures share sizes, fonts and the colours of
+    :data:`calibbook.plotting.COLORS`. It changes global state, as
+    ``matplotlib.style.use`` does.
+
+    Returns
+    -------
+    None
+
+    References
+    ----------
+    Okabe & Ito, "Color universal design (CUD): how to make figures and
+    presentations that are friendly to colorblind people" (2008); Hunter, "Matplotlib: a 2D graphics environment", Computing in Science &
+    Engineering 9 (2007).
+
+    Examples
+    --------
+    >>> import matplotlib as mpl
+    >>> from calibbook.plotting import COLORS, use_style
+    >>> use_style()
+    >>> mpl.rcParams["axes.prop_cycle"].by_key()["color"] == COLORS
+    True
+    """
     import matplotlib as mpl
     from cycler import cycler
 
@@ -43,7 +70,35 @@ def use_style():
 
 
 def histogram_axes(ax):
-    """The twin Axes holding the prediction histogram of a reliability diagram, or None."""
+    """The twin Axes holding the prediction histogram of a reliability diagram.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Axes drawn on by :func:`calibbook.reliability_diagram`.
+
+    Returns
+    -------
+    matplotlib.axes.Axes or None
+        The histogram's twin Axes (right-hand scale), or None when ``ax`` has none.
+
+    References
+    ----------
+    Niculescu-Mizil & Caruana, "Predicting good probabilities with supervised
+    learning", ICML 2005 (reliability diagrams with prediction histograms).
+    The figures of :doc:`/book/01_measuring_calibration` use it.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from calibbook import reliability_diagram
+    >>> from calibbook.plotting import histogram_axes
+    >>> fig, ax = plt.subplots()
+    >>> ax = reliability_diagram([0, 1, 1, 0], [0.1, 0.9, 0.8, 0.3], ax=ax)
+    >>> histogram_axes(ax).get_ylabel()
+    'fraction of predictions'
+    >>> plt.close(fig)
+    """
     return getattr(ax, "_calibbook_histogram_axes", None)
 
 
@@ -51,7 +106,36 @@ def label_outer(axes):
     """Keep axis labels only on the outer panels of a grid of reliability diagrams.
 
     Like :meth:`matplotlib.axes.Axes.label_outer`, and it also keeps the
-    histogram's right-hand label on the last column only.
+    histogram's right-hand label on the last column only. The grids of
+    :doc:`/book/01_measuring_calibration` use it.
+
+    Parameters
+    ----------
+    axes : array-like of matplotlib.axes.Axes
+        A grid of Axes, as ``plt.subplots`` returns it (1-D is taken as one row).
+
+    Returns
+    -------
+    ndarray of matplotlib.axes.Axes
+        The same Axes, as a 2-D array.
+
+    References
+    ----------
+    Hunter, "Matplotlib: a 2D graphics environment", Computing in Science &
+    Engineering 9 (2007).
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from calibbook.plotting import label_outer
+    >>> fig, axes = plt.subplots(1, 2)
+    >>> for ax in axes:
+    ...     _ = ax.set_ylabel("observed frequency")
+    >>> label_outer(axes).shape
+    (1, 2)
+    >>> axes[1].get_ylabel()
+    ''
+    >>> plt.close(fig)
     """
     axes = np.atleast_2d(axes)
     n_rows, n_cols = axes.shape
@@ -104,7 +188,8 @@ def reliability_diagram(
     confidence intervals on the observed frequencies, and a histogram of the
     predictions on a twin axis along the bottom (fraction of samples per bin,
     right-hand scale). Call it again on the same ``ax``, or pass a mapping of
-    ``{name: y_prob}``, to overlay several models.
+    ``{name: y_prob}``, to overlay several models. :doc:`/book/01_measuring_calibration`
+    explains how to read it.
 
     Parameters
     ----------
@@ -115,7 +200,7 @@ def reliability_diagram(
     ax : matplotlib Axes, optional
         Axes to draw on; the current Axes by default.
     n_bins, strategy, sample_weight
-        Binning, as in :func:`calibbook.metrics.reliability_curve`.
+        Binning, as in :func:`calibbook.reliability_curve`.
     label : str, optional
         Legend label for a single model (mappings use their keys).
     confidence : float or None, default=0.95
@@ -132,7 +217,33 @@ def reliability_diagram(
     Returns
     -------
     matplotlib.axes.Axes
-        The diagram's Axes; :func:`histogram_axes` gives its histogram twin.
+        The diagram's Axes; :func:`calibbook.plotting.histogram_axes` gives its
+        histogram twin.
+
+    Raises
+    ------
+    ValueError
+        If the labels or probabilities are invalid (as in
+        :func:`calibbook.reliability_curve`).
+
+    References
+    ----------
+    DeGroot & Fienberg, "The comparison and evaluation of forecasters", The
+    Statistician 32 (1983); Niculescu-Mizil & Caruana, "Predicting good
+    probabilities with supervised learning", ICML 2005; Wilson (1927) for the
+    intervals.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from calibbook import reliability_diagram
+    >>> from calibbook.datasets import make_scores
+    >>> scores, y, _ = make_scores(500, kind="sigmoid", random_state=0)
+    >>> fig, ax = plt.subplots()
+    >>> ax = reliability_diagram(y, {"raw scores": scores}, ax=ax)
+    >>> ax.get_xlabel()
+    'mean predicted probability'
+    >>> plt.close(fig)
     """
     import matplotlib.pyplot as plt
 
@@ -195,6 +306,7 @@ def critical_difference_diagram(average_ranks, n_datasets, *, alpha=0.05, ax=Non
     Methods sit on a rank axis (1 = best, on the left); a bar of length CD shows
     the Nemenyi critical difference, and thick lines join groups of methods whose
     ranks differ by less than CD (not significantly different).
+    :doc:`/book/08_comparison` draws one for each measure.
 
     Parameters
     ----------
@@ -202,13 +314,35 @@ def critical_difference_diagram(average_ranks, n_datasets, *, alpha=0.05, ax=Non
         Average rank per method.
     n_datasets : int
         Number of data sets the ranks were averaged over.
-    alpha : float
+    alpha : float, default=0.05
         Significance level of the Nemenyi test.
-    ax : matplotlib Axes, optional
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure by default.
 
     Returns
     -------
     matplotlib.axes.Axes
+        The diagram's Axes (axis lines off).
+
+    Raises
+    ------
+    ValueError
+        If there are fewer than two methods or ``n_datasets < 1`` (see
+        :func:`calibbook.experiments.nemenyi_critical_difference`).
+
+    References
+    ----------
+    Demšar, "Statistical comparisons of classifiers over multiple data sets",
+    Journal of Machine Learning Research 7 (2006), Section 3.2.2 and Fig. 1.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from calibbook.plotting import critical_difference_diagram
+    >>> ax = critical_difference_diagram({"ENIR": 1.4, "BBQ": 2.1, "isotonic": 2.5}, n_datasets=20)
+    >>> sorted(t.get_text() for t in ax.texts if "(" in t.get_text())
+    ['BBQ (2.10)', 'ENIR (1.40)', 'isotonic (2.50)']
+    >>> plt.close(ax.figure)
     """
     import matplotlib.pyplot as plt
 

@@ -57,7 +57,33 @@ LOG_CLIP = (0.001, 0.999)  # Section 4.2: project log-loss predictions into [0.0
 
 # ---------------------------------------------------------------- the loss details
 def binary_entropy(p):
-    """Shannon entropy in nats of a coin with bias ``p``, with ``0 ln 0 = 0``."""
+    r"""Shannon entropy in nats of a coin with bias ``p``, with :math:`0 \ln 0 = 0`.
+
+    :math:`H(p) = -p \ln p - (1 - p) \ln (1 - p)`; the Probing reduction uses it
+    for the minimax probe under log-loss (:doc:`/book/07_probing`).
+
+    Parameters
+    ----------
+    p : float or array-like
+        Probabilities in [0, 1].
+
+    Returns
+    -------
+    ndarray
+        H(p), of the shape of ``p``.
+
+    References
+    ----------
+    Cover & Thomas, "Elements of information theory", Wiley (2006), Section 2.1.
+
+    Examples
+    --------
+    >>> from calibbook.probing import binary_entropy
+    >>> round(float(binary_entropy(0.5)), 6)  # ln 2
+    0.693147
+    >>> bool((binary_entropy([0.0, 1.0]) == 0).all())
+    True
+    """
     p = np.asarray(p, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         h = -(np.where(p > 0, p * np.log(p), 0.0) + np.where(p < 1, (1 - p) * np.log1p(-p), 0.0))
@@ -82,7 +108,38 @@ def minimax_probe(a, b, loss="log"):
     maximum over ``[a, b]`` is at an end point; it is smallest where both end
     points tie, ``KL(a || q) = KL(b || q)``, which solves to
     ``q = 1 / (1 + exp((H(b) - H(a)) / (b - a)))`` (``H`` the binary entropy).
-    A degenerate interval ``a == b`` returns ``a``.
+    A degenerate interval ``a == b`` returns ``a``. :doc:`/book/07_probing`
+    derives both answers.
+
+    Parameters
+    ----------
+    a, b : float or array-like
+        End points of the interval(s), 0 <= a <= b <= 1.
+    loss : {"log", "squared"}, default="log"
+        Cross-entropy (log-loss) or squared error.
+
+    Returns
+    -------
+    ndarray
+        The minimax prediction q, in [a, b].
+
+    Raises
+    ------
+    ValueError
+        If ``loss`` is not one of the two names.
+
+    References
+    ----------
+    Langford & Zadrozny, "Estimating class membership probabilities using
+    classifier learners", AISTATS 2005.
+
+    Examples
+    --------
+    >>> from calibbook.probing import minimax_probe
+    >>> float(minimax_probe(0.0, 1.0))
+    0.5
+    >>> round(float(minimax_probe(0.2, 0.4, loss="squared")), 6)
+    0.3
     """
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
@@ -104,7 +161,32 @@ def interval_gain(a, b, loss="log"):
     ``KL(a || q) (= KL(b || q))``, as in the paper. Squared error: the paper's
     ``b - a`` (the worst-case regret itself would be ``(b - a)**2 / 4``, which
     orders intervals of equal ``|S_a|`` the same way but trades width against
-    ``|S_a|`` differently; we follow the paper).
+    ``|S_a|`` differently; we follow the paper). See :doc:`/book/07_probing`.
+
+    Parameters
+    ----------
+    a, b : float or array-like
+        End points of the interval(s), 0 <= a <= b <= 1.
+    loss : {"log", "squared"}, default="log"
+        Any value other than ``"squared"`` means log-loss.
+
+    Returns
+    -------
+    ndarray
+        The gain, non-negative.
+
+    References
+    ----------
+    Langford & Zadrozny, "Estimating class membership probabilities using
+    classifier learners", AISTATS 2005.
+
+    Examples
+    --------
+    >>> from calibbook.probing import interval_gain
+    >>> round(float(interval_gain(0.0, 1.0)), 4)  # KL(0 || 1/2) = ln 2
+    0.6931
+    >>> round(float(interval_gain(0.2, 0.6, loss="squared")), 6)
+    0.4
     """
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
@@ -120,6 +202,32 @@ def probing_weights(y, p, sample_weight=None):
     Positives cost ``(1 - p) / p`` times as much as negatives to misclassify, so
     the weighted-error minimiser predicts 1 exactly where ``D(1|x) > p``
     (Corollary 1). Multiplied by ``sample_weight`` when given.
+    :doc:`/book/07_probing` proves the corollary.
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+        Labels in {0, 1}.
+    p : float
+        Probe threshold, in (0, 1).
+    sample_weight : array-like of shape (n,), optional
+        Non-negative weights, at least one positive.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The weights, with (sample-weighted) mean one.
+
+    References
+    ----------
+    Langford & Zadrozny, "Estimating class membership probabilities using
+    classifier learners", AISTATS 2005.
+
+    Examples
+    --------
+    >>> from calibbook.probing import probing_weights
+    >>> probing_weights([1, 0, 1, 0], 0.25).tolist()  # a positive costs (1 - p) / p = 3 negatives
+    [1.5, 0.5, 1.5, 0.5]
     """
     y = np.asarray(y, dtype=np.float64)
     s = np.ones_like(y) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
@@ -137,6 +245,33 @@ def costing_sample(weights, random_state=None):
     original ones, since the accepted sample is drawn from the distribution
     ``w(x, y) D(x, y) / E[w]``. Returns the indices of the accepted examples.
     ``random_state`` is a seed or a ``numpy.random.Generator``.
+    ``weighting="costing"`` of :class:`calibbook.ProbingClassifier` uses it
+    (:doc:`/book/07_probing`).
+
+    Parameters
+    ----------
+    weights : array-like of shape (n,)
+        Non-negative importance weights.
+    random_state : None, int or numpy.random.Generator, default=None
+        Seed or generator of the acceptance draws.
+
+    Returns
+    -------
+    ndarray of int
+        Indices of the accepted examples, increasing; empty when every weight is 0.
+
+    References
+    ----------
+    Zadrozny, Langford & Abe, "Cost-sensitive learning by cost-proportionate
+    example weighting", ICDM 2003.
+
+    Examples
+    --------
+    >>> from calibbook.probing import costing_sample
+    >>> costing_sample([1.0, 0.0, 0.5, 1.0], random_state=0).tolist()
+    [0, 2, 3]
+    >>> costing_sample([0.0, 0.0]).size
+    0
     """
     w = np.asarray(weights, dtype=np.float64)
     rng = random_state if isinstance(random_state, np.random.Generator) else np.random.default_rng(random_state)
@@ -282,7 +417,8 @@ class ProbingClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     ``c_p`` are trained with importance weights ``i_p(y) = (1 - p)/p * y + (1 - y)``
     at thresholds ``p`` chosen adaptively; the probability for ``x`` is the
     minimax point of the interval picked out by the number of classifiers
-    that predict 1 for ``x``.
+    that predict 1 for ``x``. :doc:`/book/07_probing` derives the reduction,
+    proves its guarantee and reruns the paper's experiments.
 
     Parameters
     ----------
@@ -342,13 +478,19 @@ class ProbingClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     estimates add to more than one, the last class gets 0 and the row is
     divided by its sum, so every row is non-negative and sums to one.
 
+    See Also
+    --------
+    calibbook.CalibratedClassifier : Calibrates a classifier's scores instead.
+
     References
     ----------
     Langford, J. and Zadrozny, B. (2005). Estimating class membership
-    probabilities using classifier learners. AISTATS.
+    probabilities using classifier learners. AISTATS. Zadrozny, Langford & Abe,
+    "Cost-sensitive learning by cost-proportionate example weighting", ICDM 2003.
 
     Examples
     --------
+    >>> from calibbook import ProbingClassifier
     >>> from sklearn.datasets import make_classification
     >>> from sklearn.linear_model import LogisticRegression
     >>> X, y = make_classification(random_state=0)
@@ -401,7 +543,13 @@ class ProbingClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
 
         Returns
         -------
-        self
+        self : ProbingClassifier
+
+        Raises
+        ------
+        ValueError
+            If a parameter is invalid, the data are empty, ``y`` holds a single
+            class, or ``sample_weight`` is negative or zero everywhere.
         """
         estimator = self._check_params()
         check_classification_targets(y)
@@ -458,14 +606,39 @@ class ProbingClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         return self
 
     def votes(self, X):
-        """Number of classifiers that say 1 for each row of ``X`` (binary), shape (n_samples,)."""
+        """Number of classifiers that say 1 for each row of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of int
+            Shape (n_samples,) for two classes; (n_samples, n_classes - 1) otherwise.
+        """
         check_is_fitted(self)
         if self.classes_.size != 2:
             return np.column_stack([pr.votes(X) for pr in self.problems_])
         return self.problems_[0].votes(X)
 
     def predict_proba(self, X):
-        """Probing probabilities (Algorithm 2), shape (n_samples, n_classes), rows summing to one."""
+        """Probing probabilities (Algorithm 2).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Rows summing to one.
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            If ``fit`` has not been called.
+        """
         check_is_fitted(self)
         if self.classes_.size == 2:
             p = self.problems_[0].predict(X)
@@ -477,7 +650,16 @@ class ProbingClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
 
         Algorithm 1 is sequential, so with ``batch_size=1`` the k-th stage is
         exactly the model ``fit`` with ``n_probes=k`` would return (for
-        the same random draws). Yields arrays of shape (n_samples, n_classes).
+        the same random draws).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Yields
+        ------
+        ndarray of shape (n_samples, n_classes)
+            The probabilities after the first k probes.
         """
         check_is_fitted(self)
         stages = [pr.staged_predict(X) for pr in self.problems_]
@@ -494,7 +676,17 @@ class ProbingClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         return proba / proba.sum(axis=1, keepdims=True)
 
     def predict(self, X):
-        """The class of highest Probing probability."""
+        """The class of highest Probing probability.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
         check_is_fitted(self)
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 

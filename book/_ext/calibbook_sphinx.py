@@ -1,0 +1,65 @@
+"""Sphinx glue for the calibbook book, loaded through ``sphinx.local_extensions`` in _config.yml."""
+
+from sphinx.ext.autosummary import autosummary_toc
+from sphinx.transforms import SphinxTransform
+
+
+class DropAutosummaryToctrees(SphinxTransform):
+    """Remove the hidden toctrees that autosummary adds to book/api/index.md.
+
+    Its tables write one page per public name (book/api/generated, gitignored) and _toc.yml
+    lists those pages with a glob, so these toctrees would only duplicate them, and
+    sphinx-external-toc warns about every toctree it did not make itself. Runs before that
+    check (its InsertToctrees transform has priority 100).
+    """
+
+    default_priority = 90
+
+    def apply(self, **kwargs):
+        for node in list(self.document.findall(autosummary_toc)):
+            node.parent.remove(node)
+
+
+def _unique_scripts(app, pagename, templatename, context, doctree):
+    # jupyter-book 1 registers the inline scripts of sphinx-thebe and sphinx-togglebutton
+    # twice; the second `const THEBE_JS_URL` is a JavaScript error on every page.
+    # (The two copies differ only in filename None against "".)
+    scripts = context.get("script_files") or []
+    seen, unique = set(), []
+    for js in scripts:
+        attributes = getattr(js, "attributes", {})
+        key = (getattr(js, "filename", js) or "", tuple(sorted((k, str(v)) for k, v in attributes.items())))
+        if key not in seen:
+            seen.add(key)
+            unique.append(js)
+    scripts[:] = unique  # in place: the builder shares this list
+
+
+def _resolve_lazy_alias(app, env, node, contnode):
+    # The names calibbook exports lazily (calibbook._LAZY) are documented once, at the
+    # top-level path (calibbook.ENIR). A docstring may name the defining module instead
+    # (calibbook.enir.ENIR): send such a reference to the same page.
+    target = node.get("reftarget", "")
+    parts = target.split(".")
+    if node.get("refdomain") != "py" or len(parts) != 3 or parts[0] != "calibbook":
+        return None
+    import calibbook
+
+    if calibbook._LAZY.get(parts[2]) != f"calibbook.{parts[1]}":
+        return None
+    return env.get_domain("py").resolve_xref(
+        env, node["refdoc"], app.builder, node["reftype"], f"calibbook.{parts[2]}", node, contnode
+    )
+
+
+def _nitpick_pairs_as_tuples(app, config):
+    # _config.yml can only give lists; Sphinx looks the (type, target) pairs up as tuples.
+    config.nitpick_ignore = [tuple(pair) for pair in config.nitpick_ignore]
+
+
+def setup(app):
+    app.add_transform(DropAutosummaryToctrees)
+    app.connect("config-inited", _nitpick_pairs_as_tuples)
+    app.connect("missing-reference", _resolve_lazy_alias)
+    app.connect("html-page-context", _unique_scripts, priority=900)  # after the others add theirs
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
