@@ -1,6 +1,7 @@
 # calibbook: build the book, run the tests.
 #
-#   make env    create .venv (only if absent) and install calibbook[book,test,distributed] into it
+#   make env    create .venv (only if absent) and install calibbook[book,test,distributed] into it,
+#               at the exact versions of constraints.txt (the ones the notebooks were executed with)
 #   make book   build the HTML book into _build/html (renders the committed notebook outputs)
 #   make test   pytest tests/ and the docstring examples, then nbval on book/, then the
 #               warning-free book build, then the built pages in headless Chromium
@@ -33,9 +34,9 @@ $(VPY):
 	$(PYTHON) -m venv $(VENV)
 
 # (Re)install whenever pyproject.toml changes; the stamp records the last install.
-$(STAMP): pyproject.toml | $(VPY)
+$(STAMP): pyproject.toml constraints.txt | $(VPY)
 	$(VPY) -m pip install --upgrade pip
-	$(VPY) -m pip install -e ".[book,test,distributed]"
+	$(VPY) -m pip install -c constraints.txt -e ".[book,test,distributed]"
 	touch $@
 
 book: env

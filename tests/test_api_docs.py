@@ -53,7 +53,7 @@ def documented_names() -> list[str]:
     """Entries of the autosummary tables of the API index, as full dotted paths."""
     names, module, in_table = [], None, False
     for line in API_INDEX.read_text(encoding="utf-8").splitlines():
-        if m := re.match(r"\.\. currentmodule:: (\S+)", line):
+        if m := re.match(r"\.\. (?:current)?module:: (\S+)", line):
             module = m.group(1)
         elif line.startswith(".. autosummary::"):
             in_table = True

@@ -203,3 +203,41 @@ def test_dependencies_and_bounds_match(pyproject, environment):
 def test_parser_rejects_unknown_layout():
     with pytest.raises(ValueError):
         parse_environment("dependencies:\n  numpy: 1\n")
+
+
+# ---------------------------------------------------------------------------
+# constraints.txt: the exact versions `make env` installs
+# ---------------------------------------------------------------------------
+CONSTRAINTS = ROOT / "constraints.txt"
+
+
+def parse_constraints(text: str) -> dict[str, str]:
+    """``name==version`` lines (comments and blank lines skipped) as {canonical name: version}."""
+    pins: dict[str, str] = {}
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        req = Requirement(line)
+        (spec,) = req.specifier  # exactly one pin per line
+        assert spec.operator == "==", f"constraints.txt must pin exactly: {raw!r}"
+        name = canonicalize_name(req.name)
+        assert name not in pins, f"{name} pinned twice in constraints.txt"
+        pins[name] = spec.version
+    return pins
+
+
+def test_constraints_pin_every_dependency_within_its_bounds(pyproject):
+    pins = parse_constraints(CONSTRAINTS.read_text(encoding="utf-8"))
+    assert "calibbook" not in pins, "constraints.txt must not pin calibbook itself"
+    for name, specifier in _pyproject_requirements(pyproject).items():
+        assert name in pins, f"{name} (pyproject.toml) is not pinned in constraints.txt"
+        assert specifier.contains(pins[name], prereleases=True), (
+            f"constraints.txt pins {name}=={pins[name]}, outside pyproject.toml's {specifier}"
+        )
+
+
+def test_constraints_parser_rejects_ranges():
+    assert parse_constraints("# c\nnumpy==2.0.1  # why\n\n") == {"numpy": "2.0.1"}
+    with pytest.raises(AssertionError):
+        parse_constraints("numpy>=2")
