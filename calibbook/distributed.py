@@ -73,6 +73,11 @@ class ScoreGrid:
     Nothing is claimed about the distance between the two fitted step functions
     themselves: a cell that merges rows of both labels can move a PAV block edge.
 
+    References
+    ----------
+    The grid and its error bounds are the book's own; :doc:`/book/09_billion_predictions`
+    states and proves them (the aggregation follows Chu et al., NIPS 2006).
+
     Examples
     --------
     >>> grid = ScoreGrid(4, 0.0, 1.0)
@@ -402,6 +407,13 @@ def aggregate(scores, y, sample_weight=None, *, grid=None, client=None, split_ev
     ImportError
         If a Dask collection is passed and dask is not installed.
 
+    References
+    ----------
+    Chu et al., "Map-reduce for machine learning on multicore", NIPS 2006 (statistics
+    that are sums over the data, computed block by block); Rocklin, "Dask: parallel
+    computation with blocked algorithms and task scheduling", SciPy 2015.
+    :doc:`/book/09_billion_predictions` proves that the fit on the reduced rows is exact.
+
     Examples
     --------
     >>> import dask.array as da
@@ -480,6 +492,13 @@ def fit_distributed(calibrator, scores, y, sample_weight=None, *, grid=None, cli
     which aggregation changes, so the two fits then agree only to its ``binned_tol``.
     With a grid, the model is the in-memory fit on the quantised scores.
 
+    References
+    ----------
+    Chu et al., "Map-reduce for machine learning on multicore", NIPS 2006 (statistics
+    that are sums over the data, computed block by block); Rocklin, "Dask: parallel
+    computation with blocked algorithms and task scheduling", SciPy 2015.
+    :doc:`/book/09_billion_predictions` proves that the fit on the reduced rows is exact.
+
     Examples
     --------
     >>> import dask.array as da
@@ -528,6 +547,13 @@ def predict_distributed(calibrator, scores, *, grid=None):
     cell centre and each block looks its scores up in that table: the same numbers
     as ``calibrator.predict(grid.quantize(scores, clip=True))``, at the cost of one
     rounding per score whatever the calibrator.
+
+    References
+    ----------
+    Chu et al., "Map-reduce for machine learning on multicore", NIPS 2006 (statistics
+    that are sums over the data, computed block by block); Rocklin, "Dask: parallel
+    computation with blocked algorithms and task scheduling", SciPy 2015.
+    :doc:`/book/09_billion_predictions` proves that the fit on the reduced rows is exact.
 
     Examples
     --------

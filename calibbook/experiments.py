@@ -84,6 +84,23 @@ def base_classifiers(names=("LR", "SVM", "NB"), random_state=0):
     -------
     dict
         name -> unfitted scikit-learn classifier.
+
+    Raises
+    ------
+    ValueError
+        If a name is not one of the five above.
+
+    References
+    ----------
+    Naeini & Cooper, "Binary classifier calibration using an ensemble of near
+    isotonic regression models", ICDM 2016, Section IV-C. (LR, SVM and NB are its base classifiers);
+    :doc:`/book/08_comparison` uses it for every comparison.
+
+    Examples
+    --------
+    >>> from calibbook.experiments import base_classifiers
+    >>> sorted(base_classifiers(["NB", "Tree"]))
+    ['NB', 'Tree']
     """
     from sklearn.ensemble import HistGradientBoostingClassifier
     from sklearn.linear_model import LogisticRegression
@@ -109,7 +126,27 @@ def base_classifiers(names=("LR", "SVM", "NB"), random_state=0):
 
 
 def paper_calibrators():
-    """The three calibrators of Tables IV--VI: ``IsoRegC``, ``BBQ`` and ``ENIR``."""
+    """The three calibrators of Tables IV--VI: ``IsoRegC``, ``BBQ`` and ``ENIR``.
+
+    Returns
+    -------
+    dict
+        name -> unfitted calibrator with default parameters: isotonic regression
+        (:class:`~calibbook.IsotonicCalibration`), :class:`~calibbook.BBQ` and
+        :class:`~calibbook.ENIR`.
+
+    References
+    ----------
+    Naeini & Cooper, "Binary classifier calibration using an ensemble of near
+    isotonic regression models", ICDM 2016, Section IV-C.
+    :doc:`/book/08_comparison` uses it for Tables IV--VI.
+
+    Examples
+    --------
+    >>> from calibbook.experiments import paper_calibrators
+    >>> list(paper_calibrators())
+    ['IsoRegC', 'BBQ', 'ENIR']
+    """
     from .bbq import BBQ
     from .enir import ENIR
     from .isotonic import IsotonicCalibration
@@ -118,7 +155,28 @@ def paper_calibrators():
 
 
 def all_calibrators():
-    """Every calibbook calibrator with its default parameters (paper's three first)."""
+    """Every calibbook calibrator with its default parameters (paper's three first).
+
+    Returns
+    -------
+    dict
+        name -> unfitted calibrator: the three of :func:`paper_calibrators`, then
+        ``Hist`` (:class:`~calibbook.HistogramBinning`), ``Platt``
+        (:class:`~calibbook.PlattScaling`), ``KDE`` (:class:`~calibbook.KDECalibration`)
+        and ``DPM`` (:class:`~calibbook.DPMCalibration`).
+
+    References
+    ----------
+    Naeini & Cooper, "Binary classifier calibration using an ensemble of near
+    isotonic regression models", ICDM 2016, Section IV-C. (the first three);
+    :doc:`/book/08_comparison` uses it to rank all seven.
+
+    Examples
+    --------
+    >>> from calibbook.experiments import all_calibrators
+    >>> list(all_calibrators())
+    ['IsoRegC', 'BBQ', 'ENIR', 'Hist', 'Platt', 'KDE', 'DPM']
+    """
     from .dpm import DPMCalibration
     from .histogram_binning import HistogramBinning
     from .kde import KDECalibration
@@ -142,6 +200,32 @@ def classifier_scores(estimator, X):
     ``predict_proba[:, 1]`` when the classifier has it, otherwise the logistic
     sigmoid of ``decision_function`` (so ENIR, BBQ and equal-width histogram
     binning, which need probabilities, can be applied to an SVM).
+
+    Parameters
+    ----------
+    estimator : fitted scikit-learn binary classifier
+        With ``predict_proba`` or ``decision_function``.
+    X : array-like of shape (n_samples, n_features)
+
+    Returns
+    -------
+    ndarray of float64, shape (n_samples,)
+
+    References
+    ----------
+    Naeini & Cooper, "Binary classifier calibration using an ensemble of near
+    isotonic regression models", ICDM 2016, Section IV-C. (the SVM's decision values go through a sigmoid);
+    :doc:`/book/08_comparison` uses it for every base classifier.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.svm import LinearSVC
+    >>> from calibbook.experiments import classifier_scores
+    >>> X = np.array([[-2.0], [-1.0], [1.0], [2.0]]); y = np.array([0, 0, 1, 1])
+    >>> s = classifier_scores(LinearSVC().fit(X, y), X)
+    >>> bool(np.all((s > 0) & (s < 1)) and np.all(np.diff(s) > 0))
+    True
     """
     if hasattr(estimator, "predict_proba"):
         return np.asarray(estimator.predict_proba(X))[:, 1].astype(np.float64)
@@ -360,10 +444,29 @@ def repeated_cv_protocol(
         measures are :data:`MEASURES` plus ``"FitTime"`` (seconds spent in the
         calibrator's ``fit``; not recorded for ``"raw"``).
 
+    Raises
+    ------
+    ValueError
+        If a base classifier or benchmark name is unknown.
+
     References
     ----------
     Naeini & Cooper, "Binary classifier calibration using an ensemble of near
-    isotonic regression models", ICDM 2016.
+    isotonic regression models", ICDM 2016, Section IV-C.
+    :doc:`/book/08_comparison` runs it on 40 data sets and discusses its bias.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from calibbook import PlattScaling
+    >>> from calibbook.experiments import repeated_cv_protocol
+    >>> data = {"toy": make_classification(200, random_state=0)}
+    >>> res = repeated_cv_protocol(data, ["LR"], {"Platt": PlattScaling()}, n_splits=2,
+    ...                            n_repeats=1, use_cache=False, disable=True)
+    >>> list(res.columns)
+    ['dataset', 'classifier', 'method', 'repeat', 'fold', 'measure', 'value']
+    >>> sorted(res.method.unique()), int(res.fold.nunique())
+    (['Platt', 'raw'], 2)
     """
     return _run_protocol(
         "repeated_cv",
@@ -416,6 +519,27 @@ def holdout_calibration_protocol(
     -------
     pandas.DataFrame
         Same tidy layout as :func:`repeated_cv_protocol`.
+
+    Raises
+    ------
+    ValueError
+        If a base classifier or benchmark name is unknown.
+
+    References
+    ----------
+    Niculescu-Mizil & Caruana, "Predicting good probabilities with supervised
+    learning", ICML 2005. :doc:`/book/08_comparison` compares the two protocols.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from calibbook import IsotonicCalibration
+    >>> from calibbook.experiments import holdout_calibration_protocol
+    >>> data = {"toy": make_classification(300, random_state=0)}
+    >>> res = holdout_calibration_protocol(data, ["Tree"], {"IsoRegC": IsotonicCalibration()},
+    ...                                    n_splits=2, use_cache=False, disable=True)
+    >>> sorted(res.measure.unique())
+    ['ACC', 'AUC', 'Brier', 'ECE', 'FitTime', 'LogLoss', 'MCE', 'RMSE']
     """
     return _run_protocol(
         "holdout_calibration",
@@ -453,6 +577,28 @@ def dataset_means(results, classifier, measure, methods=None):
     -------
     pandas.DataFrame
         Index: data set; columns: methods.
+
+    References
+    ----------
+    Demšar, "Statistical comparisons of classifiers over multiple data sets",
+    JMLR 7 (2006), 1-30. Section 3 (one value per data set
+    and method is the input of every test); :doc:`/book/08_comparison`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = [(d, "LR", m, 0, 0, "RMSE", v) for d, vals in
+    ...         {"a": (0.30, 0.32, 0.35), "b": (0.20, 0.25, 0.21), "c": (0.40, 0.41, 0.45)}.items()
+    ...         for m, v in zip(["ENIR", "BBQ", "raw"], vals)]
+    >>> results = pd.DataFrame(rows, columns=["dataset", "classifier", "method", "repeat",
+    ...                                       "fold", "measure", "value"])
+    >>> from calibbook.experiments import dataset_means
+    >>> dataset_means(results, "LR", "RMSE", ["ENIR", "raw"])
+    method   ENIR   raw
+    dataset
+    a        0.3  0.35
+    b        0.2  0.21
+    c        0.4  0.45
     """
     r = results[(results["classifier"] == classifier) & (results["measure"] == measure)]
     table = r.pivot_table(index="dataset", columns="method", values="value", aggfunc="mean")
@@ -487,6 +633,22 @@ def average_ranks(table, *, higher_is_better=None, measure=None, return_ranks=Fa
     Returns
     -------
     pandas.Series (and pandas.DataFrame of ranks if ``return_ranks``)
+
+    Raises
+    ------
+    ValueError
+        If the table holds NaN (every method needs a value on every data set).
+
+    References
+    ----------
+    Demšar, "Statistical comparisons of classifiers over multiple data sets",
+    JMLR 7 (2006), 1-30. Section 3.2.2; :doc:`/book/08_comparison`.
+
+    Examples
+    --------
+    >>> from calibbook.experiments import average_ranks
+    >>> average_ranks([[0.30, 0.32, 0.35], [0.20, 0.25, 0.20]]).tolist()
+    [1.25, 2.5, 2.25]
     """
     import pandas as pd
     from scipy.stats import rankdata
@@ -504,7 +666,35 @@ def average_ranks(table, *, higher_is_better=None, measure=None, return_ranks=Fa
 
 @dataclass(frozen=True)
 class FriedmanResult:
-    """Friedman test on average ranks (Demšar 2006, Sec. 3.2.2)."""
+    """Friedman test on average ranks (Demšar 2006, Sec. 3.2.2), as returned by :func:`friedman_test`.
+
+    Parameters
+    ----------
+    chi2 : float
+        Friedman's statistic :math:`\\chi^2_F`.
+    chi2_pvalue : float
+        Its p-value, from the :math:`\\chi^2` distribution with ``k - 1`` degrees of freedom.
+    F : float
+        The Iman--Davenport statistic :math:`F_F`.
+    F_pvalue : float
+        Its p-value, from the F distribution with ``(k - 1, (k - 1)(N - 1))`` degrees of freedom.
+    k : int
+        Number of methods.
+    n_datasets : int
+        Number of data sets N.
+
+    References
+    ----------
+    Demšar, "Statistical comparisons of classifiers over multiple data sets",
+    JMLR 7 (2006), 1-30.; :doc:`/book/08_comparison`.
+
+    Examples
+    --------
+    >>> from calibbook.experiments import friedman_test
+    >>> result = friedman_test([3.143, 2.000, 2.893, 1.964], n_datasets=14)
+    >>> result.k, result.n_datasets
+    (4, 14)
+    """
 
     chi2: float
     chi2_pvalue: float
@@ -537,10 +727,33 @@ def friedman_test(table_or_ranks, n_datasets=None, *, higher_is_better=None, mea
     -------
     FriedmanResult
 
+    Raises
+    ------
+    ValueError
+        If average ranks are given without ``n_datasets``, the input is neither
+        1-D nor 2-D, there are fewer than 2 methods or data sets, or the table
+        holds NaN.
+
     Notes
     -----
     This is Demšar's formula, without a correction for ties; on tie-free data it
-    equals :func:`scipy.stats.friedmanchisquare`.
+    equals ``scipy.stats.friedmanchisquare``.
+
+    References
+    ----------
+    Demšar, "Statistical comparisons of classifiers over multiple data sets",
+    JMLR 7 (2006), 1-30. Section 3.2.2; Iman & Davenport,
+    "Approximations of the critical region of the Friedman statistic",
+    Communications in Statistics 9 (1980). :doc:`/book/08_comparison` derives it.
+
+    Examples
+    --------
+    Demšar's worked example: four variants of C4.5 on 14 data sets.
+
+    >>> from calibbook.experiments import friedman_test
+    >>> r = friedman_test([3.143, 2.000, 2.893, 1.964], n_datasets=14)
+    >>> round(r.chi2, 2), round(r.F, 2)
+    (9.28, 3.69)
     """
     from scipy import stats
 
@@ -590,6 +803,30 @@ def holm_test(average_ranks, n_datasets, control, alpha=0.05):
         One row per non-control method in the order of testing (increasing p),
         columns ``average_rank, z, p_value, threshold, p_adjusted, reject,
         control_better``. ``z > 0`` means the control has the better (lower) rank.
+
+    Raises
+    ------
+    ValueError
+        If ``control`` is not among the methods.
+
+    References
+    ----------
+    Demšar, "Statistical comparisons of classifiers over multiple data sets",
+    JMLR 7 (2006), 1-30. Section 3.2.2; Holm, "A simple
+    sequentially rejective multiple test procedure", Scandinavian Journal of
+    Statistics 6 (1979). :doc:`/book/08_comparison` derives it.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from calibbook.experiments import holm_test
+    >>> ranks = pd.Series({"C4.5": 3.143, "m": 2.000, "cf": 2.893, "m+cf": 1.964})
+    >>> holm_test(ranks, 14, control="m+cf")[["p_value", "reject"]].round(3)
+            p_value  reject
+    method
+    C4.5      0.016    True
+    cf        0.057   False
+    m         0.941   False
     """
     import pandas as pd
     from scipy import stats
@@ -620,6 +857,40 @@ def nemenyi_critical_difference(k, n_datasets, alpha=0.05):
     ``q_alpha`` is the upper-alpha quantile of the studentized range of ``k``
     means with infinite degrees of freedom, divided by sqrt(2) (Demšar 2006,
     Table 5a: 2.569 for k = 4 at alpha = 0.05).
+
+    Parameters
+    ----------
+    k : int
+        Number of methods, at least 2.
+    n_datasets : int
+        Number of data sets N, at least 1.
+    alpha : float, default=0.05
+        Significance level.
+
+    Returns
+    -------
+    float
+        Two methods differ significantly when their average ranks differ by at
+        least this much.
+
+    Raises
+    ------
+    ValueError
+        If ``k < 2`` or ``n_datasets < 1``.
+
+    References
+    ----------
+    Demšar, "Statistical comparisons of classifiers over multiple data sets",
+    JMLR 7 (2006), 1-30. Section 3.2.2 and Table 5;
+    :doc:`/book/08_comparison` draws it in critical-difference diagrams.
+
+    Examples
+    --------
+    Demšar's example, four methods on 14 data sets:
+
+    >>> from calibbook.experiments import nemenyi_critical_difference
+    >>> round(nemenyi_critical_difference(4, 14), 2)
+    1.25
     """
     from scipy.stats import studentized_range
 
@@ -657,6 +928,28 @@ def rank_table(results, classifier, methods, measures=("AUC", "ACC", "RMSE", "EC
         ``"*"`` where the control is significantly better than that method,
         ``"°"`` where it is significantly worse, ``""`` otherwise. Post-hoc tests
         are only run when the Iman--Davenport test rejects at ``alpha``.
+
+    References
+    ----------
+    Naeini & Cooper, "Binary classifier calibration using an ensemble of near
+    isotonic regression models", ICDM 2016, Section IV-C., Tables IV--VI;
+    Demšar, "Statistical comparisons of classifiers over multiple data sets",
+    JMLR 7 (2006), 1-30.
+    :doc:`/book/08_comparison` reproduces the tables.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = [(d, "LR", m, 0, 0, "RMSE", v) for d, vals in
+    ...         {"a": (0.30, 0.32, 0.35), "b": (0.20, 0.25, 0.21), "c": (0.40, 0.41, 0.45)}.items()
+    ...         for m, v in zip(["ENIR", "BBQ", "raw"], vals)]
+    >>> results = pd.DataFrame(rows, columns=["dataset", "classifier", "method", "repeat",
+    ...                                       "fold", "measure", "value"])
+    >>> from calibbook.experiments import rank_table
+    >>> ranks, marks = rank_table(results, "LR", ["ENIR", "BBQ", "raw"], measures=["RMSE"])
+    >>> ranks.round(3)
+    method  ENIR    BBQ    raw
+    RMSE     1.0  2.333  2.667
     """
     import pandas as pd
 
@@ -677,7 +970,36 @@ def rank_table(results, classifier, methods, measures=("AUC", "ACC", "RMSE", "EC
 
 
 def format_rank_table(ranks, marks, decimals=3):
-    """Strings like ``"1.925*"`` from :func:`rank_table`'s two tables."""
+    """Strings like ``"1.925*"`` from :func:`rank_table`'s two tables.
+
+    Parameters
+    ----------
+    ranks, marks : pandas.DataFrame
+        The two tables returned by :func:`rank_table`.
+    decimals : int, default=3
+        Digits after the decimal point (the paper prints three).
+
+    Returns
+    -------
+    pandas.DataFrame of str
+        Each rank followed by its mark.
+
+    References
+    ----------
+    Naeini & Cooper, "Binary classifier calibration using an ensemble of near
+    isotonic regression models", ICDM 2016, Section IV-C., Tables IV--VI (their layout);
+    :doc:`/book/08_comparison`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from calibbook.experiments import format_rank_table
+    >>> ranks = pd.DataFrame({"ENIR": [1.45], "BBQ": [2.625]}, index=["RMSE"])
+    >>> marks = pd.DataFrame({"ENIR": [""], "BBQ": ["*"]}, index=["RMSE"])
+    >>> format_rank_table(ranks, marks)
+           ENIR     BBQ
+    RMSE  1.450  2.625*
+    """
     return ranks.map(lambda v: f"{v:.{decimals}f}") + marks
 
 
@@ -690,10 +1012,43 @@ def improvement_ci(results, method="ENIR", base="raw", measures=("AUC", "ACC", "
     AUC and ACC, negative is better for the error measures. Data sets where
     ``measure_base`` is 0 are left out.
 
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        Tidy protocol output.
+    method : str, default="ENIR"
+        The post-processed method.
+    base : str, default="raw"
+        The reference, normally the uncalibrated classifier.
+    measures : list of str
+        Rows of the table.
+    level : float, default=0.95
+        Confidence level.
+
     Returns
     -------
     pandas.DataFrame
-        Index: measure; columns: one per classifier, each holding ``(low, high)``.
+        Index: measure; columns: one per classifier, each holding ``(low, high)``
+        (NaN when fewer than two data sets are usable).
+
+    References
+    ----------
+    Naeini & Cooper, "Binary classifier calibration using an ensemble of near
+    isotonic regression models", ICDM 2016, Section IV-C., Table II;
+    :doc:`/book/08_comparison` reproduces it.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = [(d, "LR", m, 0, 0, "RMSE", v) for d, vals in
+    ...         {"a": (0.30, 0.32, 0.35), "b": (0.20, 0.25, 0.21), "c": (0.40, 0.41, 0.45)}.items()
+    ...         for m, v in zip(["ENIR", "BBQ", "raw"], vals)]
+    >>> results = pd.DataFrame(rows, columns=["dataset", "classifier", "method", "repeat",
+    ...                                       "fold", "measure", "value"])
+    >>> from calibbook.experiments import improvement_ci
+    >>> low, high = improvement_ci(results, measures=["RMSE"]).loc["RMSE", "LR"]
+    >>> round(low, 3), round(high, 3)
+    (-0.221, 0.02)
     """
     import pandas as pd
     from scipy import stats
@@ -717,6 +1072,39 @@ def improvement_ci(results, method="ENIR", base="raw", measures=("AUC", "ACC", "
 
 
 def fit_time_table(results, statistic="median"):
-    """Calibrator fit time (seconds per fit) by method and classifier; a measured Table VII."""
+    """Calibrator fit time (seconds per fit) by method and classifier; a measured Table VII.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        Tidy protocol output (its ``"FitTime"`` rows).
+    statistic : str or callable, default="median"
+        How the fits of one method and classifier are summarised (any pandas
+        aggregation).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index: method; columns: classifier; values in seconds.
+
+    References
+    ----------
+    Naeini & Cooper, "Binary classifier calibration using an ensemble of near
+    isotonic regression models", ICDM 2016, Section IV-C., Table VII (its asymptotic costs);
+    :doc:`/book/08_comparison` measures them against N.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from calibbook.experiments import fit_time_table
+    >>> results = pd.DataFrame({"dataset": "a", "classifier": "LR", "method": ["ENIR", "ENIR", "BBQ"],
+    ...                         "repeat": 0, "fold": [0, 1, 0], "measure": "FitTime",
+    ...                         "value": [0.010, 0.030, 0.005]})
+    >>> fit_time_table(results)
+    classifier     LR
+    method
+    BBQ         0.005
+    ENIR        0.020
+    """
     r = results[results["measure"] == FIT_TIME]
     return r.pivot_table(index="method", columns="classifier", values="value", aggfunc=statistic)

@@ -25,17 +25,7 @@ MODULES = sorted(calibbook._SUBMODULES)
 
 # Docstrings that do not meet the standard yet, with who owns them. Marked xfail(strict):
 # once a docstring is complete the test passes, fails as XPASS, and the entry must go.
-PENDING = {
-    **{f"calibbook.experiments.{n}": "experiments.py docstrings (lead)" for n in (
-        "base_classifiers", "paper_calibrators", "all_calibrators", "classifier_scores",
-        "repeated_cv_protocol", "holdout_calibration_protocol", "dataset_means", "average_ranks",
-        "FriedmanResult", "friedman_test", "holm_test", "nemenyi_critical_difference",
-        "rank_table", "format_rank_table", "improvement_ci", "fit_time_table",
-    )},
-    **{f"calibbook.distributed.{n}": "distributed.py docstrings (issue 9)" for n in (
-        "ScoreGrid", "aggregate", "fit_distributed", "predict_distributed",
-    )},
-}
+PENDING: dict[str, str] = {}
 
 
 def public_names() -> list[str]:
