@@ -272,6 +272,19 @@ def _estimator_key(est):
     return repr(est)
 
 
+def _software_versions():
+    # Part of the cache key: a new scikit-learn or NumPy can move the numbers, and a
+    # cache written under the old one must not answer for the new one.
+    import numba
+    import scipy
+    import sklearn
+
+    from . import __version__
+
+    return {"calibbook": __version__, "numpy": np.__version__, "scipy": scipy.__version__,
+            "sklearn": sklearn.__version__, "numba": numba.__version__}
+
+
 def _cache_path(cache_dir, config):
     blob = json.dumps(config, sort_keys=True, default=repr).encode()
     return Path(cache_dir) / f"{config['dataset']}-{config['classifier']}-{hashlib.sha256(blob).hexdigest()[:16]}.csv"
@@ -363,6 +376,7 @@ def _run_protocol(
                     "random_state": random_state,
                     "n_bins": n_bins,
                     "include_raw": include_raw,
+                    "software": _software_versions(),
                 }
                 path = _cache_path(cache_dir, config)
                 if use_cache and path.exists():

@@ -192,6 +192,21 @@ def test_protocol_cache_and_determinism(tmp_path):
     pd.testing.assert_frame_equal(q(first), q(fresh))
 
 
+def test_cache_is_keyed_by_library_versions(tmp_path, monkeypatch):
+    X, y = _tiny(60, seed=3)
+    kw = dict(n_splits=2, n_repeats=1, cache_dir=tmp_path, disable=True)
+    SEEN.clear()
+    ex.repeated_cv_protocol({"tiny": (X, y)}, ["LR"], {"spy": Spy()}, **kw)
+    n_calls = len(SEEN)
+    assert n_calls > 0
+    versions = ex._software_versions()
+    assert {"calibbook", "numpy", "scipy", "sklearn", "numba"} <= set(versions)
+    # another scikit-learn must not be answered from the old cache
+    monkeypatch.setattr(ex, "_software_versions", lambda: {**versions, "sklearn": "0.0.0"})
+    ex.repeated_cv_protocol({"tiny": (X, y)}, ["LR"], {"spy": Spy()}, **kw)
+    assert len(SEEN) == 2 * n_calls
+
+
 def test_protocol_on_benchmark_and_tables(tmp_path):
     res = ex.repeated_cv_protocol(
         ["iris", "wine", "breast_cancer"], ["SVM"],
