@@ -3,7 +3,8 @@
 For every page of the book (_toc.yml, the API pages included) the test checks that the
 page logs no console errors, that no request fails or leaves this machine (the book must
 read offline: MathJax and every other asset come from _build/html), that MathJax has
-typeset every formula without a TeX error and left no raw ``$$``, that every image has
+typeset every formula without a TeX error and left no raw ``$$``, that no display equation is
+wider than the text column of a 1280-pixel window, that every image has
 loaded, and that every internal link (the notebook downloads included) reaches a file and
 an existing anchor. A full-page screenshot of each page goes to _build/screenshots/.
 
@@ -110,7 +111,7 @@ def browser():
 
     with sync_playwright() as pw:
         chromium = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        context = chromium.new_context(viewport={"width": 1280, "height": 900})
+        context = chromium.new_context(viewport=VIEWPORT)
         yield context
         context.close()
         chromium.close()
@@ -176,6 +177,16 @@ _VISIBLE_TEXT_JS = """() => {
   return parts.join(' ');
 }"""
 
+# A desktop window: display equations must fit the text column at this width.
+VIEWPORT = {"width": 1280, "height": 900}
+_WIDE_DISPLAYS_JS = """() => Array.from(document.querySelectorAll('mjx-container[display="true"]'))
+  .map((c, i) => {
+    const box = c.closest('div.math');
+    const label = box && box.id ? box.id : `#${i}`;
+    return [label, c.scrollWidth, c.clientWidth];
+  })
+  .filter(([, wide, box]) => wide > box + 1)"""
+
 _IMAGES_JS = """async () => {
   const imgs = Array.from(document.images);
   imgs.forEach((img) => { img.loading = 'eager'; });
@@ -224,6 +235,8 @@ def test_page_in_browser(docname, server, browser):
             errors = page.locator("mjx-merror").all_inner_texts()
             if errors:
                 problems.append(f"MathJax TeX errors: {errors[:5]}")
+            for label, wide, box in page.evaluate(_WIDE_DISPLAYS_JS):
+                problems.append(f"display equation {label} is {wide}px wide in a {box}px column")
         text = page.evaluate(_VISIBLE_TEXT_JS)
         for raw in ("$$", "\\(", "\\["):
             if raw in text:
