@@ -10,7 +10,9 @@ Three layers, each usable on its own.
   Both return a tidy :class:`pandas.DataFrame` with columns
   ``dataset, classifier, method, repeat, fold, measure, value`` and cache
   their results on disk, one CSV file per (data set, classifier), keyed by a
-  hash of everything that determines the numbers.
+  hash of everything that determines the numbers (including calibbook's own
+  source code); the cache lives in the user's cache directory (see
+  :func:`repeated_cv_protocol`'s ``cache_dir``), never inside the package.
 * **Statistics** (Demšar, JMLR 2006) -- :func:`average_ranks`,
   :func:`friedman_test` (Friedman chi-square and Iman--Davenport F),
   :func:`holm_test` (step-down comparisons with a control) and
@@ -22,9 +24,11 @@ Three layers, each usable on its own.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,7 +64,7 @@ HIGHER_IS_BETTER = frozenset({"AUC", "ACC"})
 FIT_TIME = "FitTime"
 
 _COLUMNS = ["dataset", "classifier", "method", "repeat", "fold", "measure", "value"]
-_DEFAULT_CACHE = Path(__file__).resolve().parent.parent / "data" / "cache" / "experiments"
+_PACKAGE_ROOT = Path(__file__).resolve().parent
 
 
 # ---------------------------------------------------------------------------
@@ -285,6 +289,106 @@ def _software_versions():
             "sklearn": sklearn.__version__, "numba": numba.__version__}
 
 
+@functools.lru_cache(maxsize=None)
+def _source_hash(package_root=None):
+    """SHA-256 over calibbook's source: every ``*.py`` file below ``package_root``.
+
+    Part of the cache key, so that a change to any calibbook source file (a bug
+    fix in a calibrator, a new default) invalidates the cached results even when
+    ``__version__`` stays the same. The files are visited in the order of their
+    relative POSIX paths; each contributes its relative path and its bytes.
+    Computed once per process and root (``functools.lru_cache``).
+
+    Parameters
+    ----------
+    package_root : path-like, optional
+        Root of the package to hash. Default: the installed calibbook package.
+
+    Returns
+    -------
+    str
+        64 hexadecimal digits.
+
+    Examples
+    --------
+    >>> from calibbook.experiments import _source_hash
+    >>> h = _source_hash()
+    >>> len(h), h == _source_hash()
+    (64, True)
+    """
+    root = Path(package_root).resolve() if package_root is not None else _PACKAGE_ROOT
+    h = hashlib.sha256()
+    for rel in sorted(p.relative_to(root).as_posix() for p in root.rglob("*.py")):
+        data = (root / rel).read_bytes()
+        for part in (rel.encode("utf-8"), data):
+            h.update(len(part).to_bytes(8, "little"))  # length-prefixed: no ambiguous concatenations
+            h.update(part)
+    return h.hexdigest()
+
+
+def _user_cache_dir(appname="calibbook", platform=None):
+    """The per-user cache directory of ``appname`` on this platform, read from the environment now.
+
+    ``$XDG_CACHE_HOME/<appname>`` when ``XDG_CACHE_HOME`` is set to an absolute
+    path; otherwise ``~/Library/Caches/<appname>`` on macOS,
+    ``%LOCALAPPDATA%\\<appname>\\Cache`` on Windows and ``~/.cache/<appname>``
+    elsewhere (the locations of ``platformdirs.user_cache_dir``, without the
+    dependency).
+
+    Parameters
+    ----------
+    appname : str, default="calibbook"
+        Name of the application's subdirectory.
+    platform : str, optional
+        A ``sys.platform`` value (``"linux"``, ``"darwin"``, ``"win32"``, ...).
+        Default: this one.
+
+    Returns
+    -------
+    pathlib.Path
+        Not created here.
+
+    Examples
+    --------
+    >>> from calibbook.experiments import _user_cache_dir
+    >>> "calibbook" in _user_cache_dir().parts
+    True
+    """
+    platform = sys.platform if platform is None else platform
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    if xdg and os.path.isabs(xdg):  # the XDG spec: relative paths are invalid, ignore them
+        return Path(xdg) / appname
+    if platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
+        return Path(base) / appname / "Cache"
+    if platform == "darwin":
+        return Path.home() / "Library" / "Caches" / appname
+    return Path.home() / ".cache" / appname
+
+
+def _default_cache_dir():
+    """Where the protocols cache their results when ``cache_dir`` is not given.
+
+    ``$CALIBBOOK_CACHE`` if set (and not empty), else ``experiments`` in
+    :func:`_user_cache_dir`. Read at every call, so setting the variable after
+    import takes effect.
+
+    Returns
+    -------
+    pathlib.Path
+        Not created here.
+
+    Examples
+    --------
+    >>> import os
+    >>> from calibbook.experiments import _default_cache_dir
+    >>> "CALIBBOOK_CACHE" in os.environ or "calibbook" in _default_cache_dir().parts
+    True
+    """
+    env = os.environ.get("CALIBBOOK_CACHE", "")
+    return Path(env) if env else _user_cache_dir("calibbook") / "experiments"
+
+
 def _cache_path(cache_dir, config):
     blob = json.dumps(config, sort_keys=True, default=repr).encode()
     return Path(cache_dir) / f"{config['dataset']}-{config['classifier']}-{hashlib.sha256(blob).hexdigest()[:16]}.csv"
@@ -352,7 +456,8 @@ def _run_protocol(
     calibrators = dict(calibrators)
     clfs = _as_classifiers(classifiers, random_state)
     data = _as_datasets(datasets)
-    cache_dir = Path(cache_dir) if cache_dir is not None else Path(os.environ.get("CALIBBOOK_CACHE", _DEFAULT_CACHE))
+    cache_dir = Path(cache_dir) if cache_dir is not None else _default_cache_dir()
+    source = _source_hash()  # calibbook's own code, hashed once per process
     frames = []
     total = len(data) * len(clfs) * n_splits * n_repeats
     with tqdm(total=total, desc=protocol, unit="fold", disable=disable) as bar:
@@ -377,6 +482,7 @@ def _run_protocol(
                     "n_bins": n_bins,
                     "include_raw": include_raw,
                     "software": _software_versions(),
+                    "source": source,
                 }
                 path = _cache_path(cache_dir, config)
                 if use_cache and path.exists():
@@ -443,9 +549,16 @@ def repeated_cv_protocol(
     n_bins : int
         Bins of ECE and MCE.
     cache_dir : path-like, optional
-        Where results are cached (one CSV per data set and classifier, named by a
-        hash of the configuration). Default: ``$CALIBBOOK_CACHE`` or
-        ``data/cache/experiments``.
+        Where results are cached: one CSV per data set and classifier, named by a
+        hash of the configuration (data, every setting, the versions of calibbook,
+        NumPy, SciPy, scikit-learn and numba, and a SHA-256 of calibbook's
+        ``*.py`` source files, so any change to calibbook's code invalidates the
+        cache). Default, resolved at each call: ``$CALIBBOOK_CACHE`` if set, else
+        the user's cache directory -- ``$XDG_CACHE_HOME/calibbook/experiments``
+        if ``XDG_CACHE_HOME`` is set, else ``~/.cache/calibbook/experiments``
+        (Linux), ``~/Library/Caches/calibbook/experiments`` (macOS) or
+        ``%LOCALAPPDATA%\\calibbook\\Cache\\experiments`` (Windows); never inside
+        the installed package.
     use_cache : bool
         Read and write the cache.
     disable : bool
