@@ -1,0 +1,147 @@
+"""The tolerant nbval comparison of book/conftest.py.
+
+Unit tests of the number-by-number comparison (hand-worked cases and hypothesis properties),
+an end-to-end run of nbval on a small notebook with and without a tolerance, and checks of
+the tolerances stored in the book's notebooks.
+"""
+
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+ROOT = Path(__file__).resolve().parents[1]
+BOOK = ROOT / "book"
+
+_spec = importlib.util.spec_from_file_location("book_conftest", BOOK / "conftest.py")
+tol = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(tol)
+
+
+def test_numeric_tokens_by_hand():
+    text = "A = -27.5611, B = 1.5e-03 on x86 with log2; 10x10-fold CV, 23% of [0, 0.5]"
+    assert tol.numeric_tokens(text) == ["-27.5611", "1.5e-03", "23", "0", "0.5"]
+
+
+def test_skeleton_folds_white_space_and_blanks_numbers():
+    assert tol.skeleton("  a   0.1\n  bb  10.25 ") == tol.skeleton("a 0.2 bb 9.99")
+    assert tol.skeleton("a 0.1 bb") != tol.skeleton("a 0.1 cc")
+
+
+@pytest.mark.parametrize(
+    "ref, new, atol, rtol, ok",
+    [
+        ("ECE 0.0716", "ECE 0.0717", 2e-4, 0, True),
+        ("ECE 0.0716", "ECE 0.0719", 2e-4, 0, False),  # 3e-4 > 2e-4
+        ("A = 206.50", "A = 206.35", 0, 1e-3, True),  # 0.15 <= 0.2065
+        ("A = 206.50", "A = 206.20", 0, 1e-3, False),
+        ("AUC 0.830", "ACC 0.830", 1.0, 0, False),  # the words differ
+        ("1 2 3", "1 2", 1.0, 0, False),  # a number is missing
+        ("x 0.5", "x nan", 1.0, 0, False),  # nan is text, not a number
+        ("moved 23%", "moved 24%", 1, 0, True),
+        ("moved 23%", "moved 25%", 1, 0, False),
+        ("exact 0.1", "exact 0.1", 0, 0, True),
+        ("exact 0.1", "exact 0.10000001", 0, 0, False),
+    ],
+)
+def test_worst_number_by_hand(ref, new, atol, rtol, ok):
+    problem = tol.worst_number(ref, new, atol, rtol)
+    assert (problem is None) == ok, problem
+
+
+def test_worst_number_names_the_worst_pair():
+    problem = tol.worst_number("a 1.00 b 2.00", "a 1.01 b 2.50", 0.02)
+    assert "2.50" in problem and "2.00" in problem
+
+
+numbers = st.lists(st.floats(-1e3, 1e3, allow_nan=False).map(lambda x: round(x, 4)), min_size=1, max_size=8)
+
+
+@settings(max_examples=200, deadline=None)
+@given(numbers, st.data())
+def test_within_tolerance_passes_beyond_fails(values, data):
+    atol = 0.01
+    ref = " | ".join(f"{v:.4f}" for v in values)
+    shifts = data.draw(st.lists(st.integers(-100, 100), min_size=len(values), max_size=len(values)))
+    new_values = [v + s * 1e-4 for v, s in zip(values, shifts)]  # within +-0.01
+    new = " | ".join(f"{v:.4f}" for v in new_values)
+    assert tol.worst_number(ref, new, atol) is None
+    i = data.draw(st.integers(0, len(values) - 1))
+    new_values[i] = values[i] + data.draw(st.sampled_from([-1, 1])) * 0.0102
+    assert tol.worst_number(ref, " | ".join(f"{v:.4f}" for v in new_values), atol) is not None
+
+
+def test_tolerance_of_reads_the_metadata():
+    assert tol.tolerance_of({"metadata": {}}) is None
+    cell = {"metadata": {"calibbook": {"tolerance": {"atol": 0.002}}}}
+    assert tol.tolerance_of(cell) == (0.002, 0.0)
+
+
+def _notebook(printed_value, tolerance):
+    """A one-cell notebook whose committed output says 0.5000 and whose code prints printed_value."""
+    meta = {"calibbook": {"tolerance": tolerance}} if tolerance else {}
+    cell = {
+        "cell_type": "code", "execution_count": 1, "id": "c1", "metadata": meta,
+        "source": f"# NBVAL_CHECK_OUTPUT\nprint('ECE = {printed_value:.4f} on the test set')",
+        "outputs": [{"name": "stdout", "output_type": "stream", "text": "ECE = 0.5000 on the test set\n"}],
+    }
+    return {"cells": [cell], "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                         "language": "python"}},
+            "nbformat": 4, "nbformat_minor": 5}
+
+
+@pytest.mark.parametrize(
+    "printed, tolerance, passes",
+    [
+        (0.5000, None, True),
+        (0.5001, None, False),  # without a tolerance nbval stays exact
+        (0.5001, {"atol": 2e-4}, True),
+        (0.5003, {"atol": 2e-4}, False),
+        (0.5003, {"rtol": 1e-3}, True),
+    ],
+)
+def test_nbval_end_to_end(tmp_path, printed, tolerance, passes):
+    pytest.importorskip("nbval")
+    shutil.copy(BOOK / "conftest.py", tmp_path / "conftest.py")
+    (tmp_path / "check.ipynb").write_text(json.dumps(_notebook(printed, tolerance)))
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval-lax", "--nbval-current-env",
+         "-o", "addopts=", "check.ipynb"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )
+    assert (run.returncode == 0) == passes, run.stdout[-3000:] + run.stderr[-2000:]
+    if not passes and tolerance:
+        assert "numeric tolerance of this cell" in run.stdout
+
+
+def _checked_cells():
+    for path in sorted(BOOK.glob("*.ipynb")):
+        for i, cell in enumerate(json.loads(path.read_text())["cells"]):
+            if cell["cell_type"] == "code" and "NBVAL_CHECK_OUTPUT" in "".join(cell["source"]):
+                yield f"{path.name}[{i}]", cell
+
+
+def test_book_tolerances_are_measured_and_sane():
+    with_tolerance = 0
+    for where, cell in _checked_cells():
+        meta = cell["metadata"].get("calibbook")
+        if not meta:
+            continue
+        with_tolerance += 1
+        if "tolerance" not in meta:
+            assert set(meta) == {"ignore"}, f"{where}: unknown calibbook metadata {sorted(meta)}"
+            continue
+        assert set(meta["tolerance"]) <= {"atol", "rtol"}, f"{where}: unknown tolerance keys"
+        atol, rtol = tol.tolerance_of(cell)
+        assert 0 < atol + rtol, f"{where}: an empty tolerance"
+        assert atol <= 0.2 and rtol <= 0.1, f"{where}: tolerance atol={atol}, rtol={rtol} is too loose to check much"
+        measured = meta.get("measured", {})
+        assert measured.get("variants"), f"{where}: a tolerance must say which variants it was measured on"
+        assert measured.get("max_abs_diff", 0) > 0, f"{where}: a tolerance where nothing moved"
+    assert with_tolerance > 0
