@@ -1,19 +1,27 @@
 # calibbook: build the book, run the tests.
 #
-#   make env    create .venv (only if absent) and install calibbook[book,test,distributed] into it,
-#               at the exact versions of constraints.txt (the ones the notebooks were executed with)
-#   make book   build the HTML book into _build/html (renders the committed notebook outputs)
-#   make test   pytest tests/ and the docstring examples, then nbval on book/, then the
-#               warning-free book build, then the built pages in headless Chromium
-#   make clean  remove _build
+#   make env        create or refresh .venv with calibbook[book,test,distributed] at the exact
+#                   versions of constraints.txt (the ones the notebooks were executed with)
+#   make book       build the HTML book into _build/html (renders the committed notebook outputs)
+#   make test       pytest tests/ and the docstring examples, then nbval on book/ twice (as the
+#                   machine computes, then on other SIMD and BLAS paths), then the warning-free
+#                   book build, then the built pages in headless Chromium
+#   make lowest     the unit tests against the lowest versions pyproject.toml allows (.venv-lowest)
+#   make lock       re-resolve constraints.txt for every supported CPython (needs network)
+#   make clean      remove _build;  make distclean  also remove .venv and .venv-lowest
 #
-# Override the interpreter that creates the virtualenv with `make PYTHON=python3.12 env`.
+# Choose the interpreter with `make PYTHON=python3.12 env` (CPython $(BOOK_PYTHON_MIN) to $(BOOK_PYTHON_MAX)); a .venv
+# made with another interpreter, or whose last install failed, is rebuilt from scratch.
 
 PYTHON ?= python3
 VENV   ?= .venv
 VPY    := $(VENV)/bin/python
-STAMP  := $(VENV)/.installed
 JB     := $(VENV)/bin/jupyter-book
+# The CPython versions constraints.txt is locked for and the book is tested on.
+BOOK_PYTHON_MIN := 3.11
+BOOK_PYTHON_MAX := 3.13
+# `yes` when the interpreter was named on the command line or in the environment.
+PYTHON_CHOSEN := $(if $(filter command environment,$(firstword $(origin PYTHON))),yes,no)
 
 # Headless, deterministic matplotlib for every run started from here.
 export MPLBACKEND := Agg
@@ -25,19 +33,14 @@ NBVAL_MPLBACKEND ?= module://matplotlib_inline.backend_inline
 # Notebooks that nbval re-executes (checkpoints excluded).
 NOTEBOOKS = $(shell find book -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' 2>/dev/null)
 
-.PHONY: env book test clean
+# The second nbval pass: NumPy without its optional SIMD targets (the ones this CPU has), and
+# OpenBLAS kernels for another core. book/conftest.py applies each checked cell's tolerance.
+OTHER_CORETYPE ?= Haswell
+NPY_OPTIONAL_FEATURES = $(shell $(VPY) -c "from numpy._core import _multiarray_umath as m; print(' '.join(f for f in m.__cpu_dispatch__ if m.__cpu_features__.get(f)))")
+.PHONY: env book test nbval nbval-other-arithmetic lowest lock clean distclean
 
-env: $(STAMP)
-
-# Create the virtualenv only when it is absent (order-only prerequisite: its age is ignored).
-$(VPY):
-	$(PYTHON) -m venv $(VENV)
-
-# (Re)install whenever pyproject.toml changes; the stamp records the last install.
-$(STAMP): pyproject.toml constraints.txt | $(VPY)
-	$(VPY) -m pip install --upgrade pip
-	$(VPY) -m pip install -c constraints.txt -e ".[book,test,distributed]"
-	touch $@
+env:
+	@bash scripts/make_venv.sh "$(PYTHON)" "$(VENV)" $(PYTHON_CHOSEN) $(BOOK_PYTHON_MIN) $(BOOK_PYTHON_MAX)
 
 book: env
 	$(JB) build . -W -n --keep-going
@@ -49,10 +52,51 @@ PYTEST_WORKERS ?= 2
 test: env
 	$(VPY) -m pytest -n $(PYTEST_WORKERS) -m "not built_book" tests/
 	$(VPY) -m pytest --doctest-modules calibbook
-	@test -n "$(strip $(NOTEBOOKS))" || { echo "error: no notebooks under book/ for nbval to run" >&2; exit 1; }
-	MPLBACKEND=$(NBVAL_MPLBACKEND) $(VPY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile --nbval-lax --nbval-current-env --nbval-sanitize-with book/nbval_sanitize.cfg book/
+	$(MAKE) --no-print-directory nbval
+	$(MAKE) --no-print-directory nbval-other-arithmetic
 	$(JB) build . -W -n --keep-going
 	$(VPY) -m pytest -n $(PYTEST_WORKERS) tests/test_browser.py
+	@if [ -n "$(LOWEST_PYTHON)" ]; then $(MAKE) --no-print-directory lowest; \
+	else echo "== skipped make lowest: no CPython 3.10 here (make LOWEST_PYTHON=... lowest)"; fi
+
+NBVAL = MPLBACKEND=$(NBVAL_MPLBACKEND) $(VPY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile --nbval-lax \
+	--nbval-current-env --nbval-sanitize-with book/nbval_sanitize.cfg -p no:cacheprovider
+
+nbval: env
+	@test -n "$(strip $(NOTEBOOKS))" || { echo "error: no notebooks under book/ for nbval to run" >&2; exit 1; }
+	$(NBVAL) book/
+
+nbval-other-arithmetic: env
+	NPY_DISABLE_CPU_FEATURES="$(NPY_OPTIONAL_FEATURES)" OPENBLAS_CORETYPE=$(OTHER_CORETYPE) $(NBVAL) book/
+
+# The library's floor: pyproject.toml's lowest direct dependencies, on the oldest CPython it
+# allows, against the unit tests (uv resolves them; the test tools take what fits).
+# The first CPython 3.10 that runs: on PATH, or in pyenv's versions (whose shims refuse
+# versions that are not active).
+LOWEST_PYTHON ?= $(firstword $(foreach p,python3.10 $(wildcard $(HOME)/.pyenv/versions/3.10*/bin/python3.10),\
+	$(shell $(p) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 10))' >/dev/null 2>&1 && echo $(p))))
+LOWEST_VENV   := .venv-lowest
+lowest:
+	@test -n "$(LOWEST_PYTHON)" || { echo "error: make lowest needs CPython 3.10; name one with make LOWEST_PYTHON=/path/to/python3.10 lowest" >&2; exit 1; }
+	rm -rf $(LOWEST_VENV)
+	$(LOWEST_PYTHON) -m venv $(LOWEST_VENV)
+	$(LOWEST_VENV)/bin/python -m pip install --quiet uv
+	$(LOWEST_VENV)/bin/uv pip compile pyproject.toml --resolution lowest-direct \
+		--python $(LOWEST_VENV)/bin/python --quiet -o $(LOWEST_VENV)/lowest.txt
+	$(LOWEST_VENV)/bin/uv pip install --python $(LOWEST_VENV)/bin/python -c $(LOWEST_VENV)/lowest.txt \
+		-r $(LOWEST_VENV)/lowest.txt -e ".[test]"
+	$(LOWEST_VENV)/bin/python -m pytest -n $(PYTEST_WORKERS) -m "not built_book" -p no:cacheprovider tests/
+
+# One lock for every supported CPython: markers pick per-version pins where needed
+# (soupsieve 4.1.2, for one, needs 3.11.5). Existing pins are kept unless you upgrade one:
+#   make lock UV_ARGS="--upgrade-package scikit-learn"   (then re-execute the notebooks)
+lock: env
+	$(VPY) -m pip install --quiet uv
+	$(VENV)/bin/uv pip compile pyproject.toml --all-extras --universal --python-version $(BOOK_PYTHON_MIN) \
+		--custom-compile-command "make lock" $(UV_ARGS) -o constraints.txt
 
 clean:
 	rm -rf _build book/api/generated
+
+distclean: clean
+	rm -rf $(VENV) $(LOWEST_VENV)

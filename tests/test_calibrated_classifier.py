@@ -23,9 +23,18 @@ STEP_MAP_XFAIL = {
 }
 
 
+# Seen with NumPy 1.24 (make lowest): its OpenBLAS gives LogisticRegression a decision_function
+# that differs in the last bit between a batch and a subset of its rows, and histogram binning
+# places bin edges at training scores, so a test score on an edge can change bins. The same
+# mechanism as the sparse check above; NumPy 2 computes both the same way and passes.
+HISTOGRAM_XFAIL = dict(STEP_MAP_XFAIL)
+if int(np.__version__.split(".")[0]) < 2:
+    HISTOGRAM_XFAIL["check_methods_subset_invariance"] = "last-bit BLAS difference across a bin edge (NumPy 1.x)"
+
+
 @pytest.mark.parametrize(
     "method,xfail",
-    [("sigmoid", {}), ("isotonic", {}), (HistogramBinning(n_bins=3), STEP_MAP_XFAIL), ("enir", {}),
+    [("sigmoid", {}), ("isotonic", {}), (HistogramBinning(n_bins=3), HISTOGRAM_XFAIL), ("enir", {}),
      ("bbq", STEP_MAP_XFAIL)],
     ids=["sigmoid", "isotonic", "histogram", "enir", "bbq"],
 )
