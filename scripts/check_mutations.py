@@ -15,6 +15,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,7 +48,9 @@ MUTATIONS = {
 
 def nbval(notebooks):
     """Run nbval as `make nbval` does; return (passed, number of failed cells)."""
-    env = {**os.environ, "MPLBACKEND": "module://matplotlib_inline.backend_inline"}
+    # A fresh experiment cache each run: chapter 8 must recompute, not read the last run's numbers.
+    env = {**os.environ, "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+           "CALIBBOOK_CACHE": tempfile.mkdtemp(prefix="calibbook-mutation-")}
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "--dist", "loadfile",
            "--nbval-lax", "--nbval-current-env", "--nbval-sanitize-with", "book/nbval_sanitize.cfg", *notebooks]
     done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
