@@ -15,6 +15,8 @@ from sklearn.base import BaseEstimator
 
 from calibbook import experiments as ex
 
+from .test_experiments import _tiny
+
 PACKAGE = Path(ex.__file__).resolve().parent
 OLD_DEFAULT = PACKAGE.parent / "data" / "cache" / "experiments"  # the default before this change
 CALLS = []
@@ -32,13 +34,6 @@ class Counter(BaseEstimator):
 
     def predict(self, scores):
         return np.clip(np.asarray(scores, dtype=float), 0, 1)
-
-
-def _tiny(n=60, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 3))
-    y = (X[:, 0] + 0.5 * rng.normal(size=n) > 0).astype(int)
-    return X, y
 
 
 def _run(**kw):
