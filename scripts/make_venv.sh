@@ -34,6 +34,10 @@ version=$("$python" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])' 2>
 identity="$(command -v "$python")
 $version"
 
+# The interpreter asked for made this virtualenv, and its install is complete and current.
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ "$(cat "$record" 2>/dev/null)" = "$identity" ]; then
+    exit 0
+fi
 if [ -d "$venv" ]; then
     if [ ! -f "$record" ] || [ "$(cat "$record")" != "$identity" ] || [ ! -f "$stamp" ]; then
         why="the last install did not finish"

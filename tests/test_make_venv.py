@@ -25,6 +25,12 @@ def make_venv(python, venv, chosen="yes", low="3.11", high="3.13"):
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
 
 
+def install_digest():
+    """What make_venv.sh writes to .installed: the hash of pyproject.toml and constraints.txt."""
+    return subprocess.run("cat pyproject.toml constraints.txt | sha256sum | cut -d' ' -f1", shell=True,
+                          cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+
+
 def this_minor():
     return f"{sys.version_info[0]}.{sys.version_info[1]}"
 
@@ -64,9 +70,19 @@ def test_venv_from_another_interpreter_or_failed_install_is_rebuilt(tmp_path):
 def test_complete_venv_is_left_alone(tmp_path):
     venv = tmp_path / "venv"
     venv.mkdir()
-    digest = subprocess.run("cat pyproject.toml constraints.txt | sha256sum | cut -d' ' -f1", shell=True,
-                            cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+    digest = install_digest()
     (venv / ".interpreter").write_text("/some/python\n3.12.1\n")
     (venv / ".installed").write_text(digest + "\n")
     run = make_venv("python3", venv, chosen="no")
     assert run.returncode == 0 and run.stdout == "" and run.stderr == ""
+
+
+def test_venv_made_with_the_chosen_interpreter_is_left_alone(tmp_path):
+    venv = tmp_path / "venv"
+    venv.mkdir()
+    digest = install_digest()
+    python = shutil.which(sys.executable) or sys.executable
+    (venv / ".interpreter").write_text(f"{python}\n" + "%d.%d.%d" % sys.version_info[:3] + "\n")
+    (venv / ".installed").write_text(digest + "\n")
+    run = make_venv(python, venv, chosen="yes", low=this_minor(), high=this_minor())
+    assert run.returncode == 0 and run.stdout == "" and run.stderr == "", run.stdout + run.stderr
