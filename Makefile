@@ -3,9 +3,9 @@
 #   make env        create or refresh .venv with calibbook[book,test,distributed] at the exact
 #                   versions of constraints.txt (the ones the notebooks were executed with)
 #   make book       build the HTML book into _build/html (renders the committed notebook outputs)
-#   make test       pytest tests/ and the docstring examples, then nbval on book/ twice (as the
-#                   machine computes, then on other SIMD and BLAS paths), then the warning-free
-#                   book build, then the built pages in headless Chromium
+#   make test       pytest tests/ and nbval on book/, each twice (as the machine computes, then on
+#                   other SIMD and BLAS paths), the docstring examples, the warning-free book
+#                   build, the built pages in headless Chromium, then make lowest
 #   make lowest     the unit tests against the lowest versions pyproject.toml allows (.venv-lowest)
 #   make lock       re-resolve constraints.txt for every supported CPython (needs network)
 #   make clean      remove _build;  make distclean  also remove .venv and .venv-lowest
@@ -33,9 +33,11 @@ NBVAL_MPLBACKEND ?= module://matplotlib_inline.backend_inline
 # Notebooks that nbval re-executes (checkpoints excluded).
 NOTEBOOKS = $(shell find book -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' 2>/dev/null)
 
-# The second nbval pass: NumPy without its optional SIMD targets (the ones this CPU has), and
-# OpenBLAS kernels for another core. book/conftest.py applies each checked cell's tolerance.
+# The second pass of the tests and of nbval: NumPy without its optional SIMD targets (the ones
+# this CPU has), and OpenBLAS kernels for another core. book/conftest.py applies each checked
+# cell's tolerance.
 OTHER_CORETYPE ?= Haswell
+OTHER_ARITHMETIC = NPY_DISABLE_CPU_FEATURES="$(NPY_OPTIONAL_FEATURES)" OPENBLAS_CORETYPE=$(OTHER_CORETYPE)
 NPY_OPTIONAL_FEATURES = $(shell $(VPY) -c "from numpy._core import _multiarray_umath as m; print(' '.join(f for f in m.__cpu_dispatch__ if m.__cpu_features__.get(f)))")
 .PHONY: env book test nbval nbval-other-arithmetic lowest lock clean distclean
 
@@ -51,6 +53,7 @@ PYTEST_WORKERS ?= 2
 
 test: env
 	$(VPY) -m pytest -n $(PYTEST_WORKERS) -m "not built_book" tests/
+	$(OTHER_ARITHMETIC) $(VPY) -m pytest -n $(PYTEST_WORKERS) -m "not built_book" -p no:cacheprovider tests/
 	$(VPY) -m pytest --doctest-modules calibbook
 	$(MAKE) --no-print-directory nbval
 	$(MAKE) --no-print-directory nbval-other-arithmetic
@@ -72,7 +75,7 @@ nbval: env
 
 nbval-other-arithmetic: env
 	rm -rf $(NBVAL_CACHE)
-	NPY_DISABLE_CPU_FEATURES="$(NPY_OPTIONAL_FEATURES)" OPENBLAS_CORETYPE=$(OTHER_CORETYPE) $(NBVAL) book/
+	$(OTHER_ARITHMETIC) $(NBVAL) book/
 
 # The library's floor: pyproject.toml's lowest direct dependencies, on the oldest CPython it
 # allows, against the unit tests (uv resolves them; the test tools take what fits).
