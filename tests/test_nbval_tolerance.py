@@ -7,6 +7,7 @@ the tolerances stored in the book's notebooks.
 
 import importlib.util
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -128,12 +129,12 @@ def _checked_cells():
 
 
 def test_book_tolerances_are_measured_and_sane():
-    with_tolerance = 0
+    with_tolerance, checked = 0, 0
     for where, cell in _checked_cells():
+        checked += 1
         meta = cell["metadata"].get("calibbook")
         if not meta:
             continue
-        with_tolerance += 1
         if "tolerance" not in meta:
             assert set(meta) == {"ignore"}, f"{where}: unknown calibbook metadata {sorted(meta)}"
             continue
@@ -144,4 +145,9 @@ def test_book_tolerances_are_measured_and_sane():
         measured = meta.get("measured", {})
         assert measured.get("variants"), f"{where}: a tolerance must say which variants it was measured on"
         assert measured.get("max_abs_diff", 0) > 0, f"{where}: a tolerance where nothing moved"
+        with_tolerance += 1
     assert with_tolerance > 0
+    # The introduction quotes the count; keep it true.
+    quoted = re.search(r"(\d+) of the (\d+) checked cells carry one", (BOOK / "intro.md").read_text())
+    assert quoted and (int(quoted[1]), int(quoted[2])) == (with_tolerance, checked), (
+        f"intro.md should say {with_tolerance} of the {checked} checked cells carry one")
