@@ -10,7 +10,7 @@
 #   make lock       re-resolve constraints.txt for every supported CPython (needs network)
 #   make clean      remove _build;  make distclean  also remove .venv and .venv-lowest
 #
-# Choose the interpreter with `make PYTHON=python3.12 env` (CPython $(BOOK_PYTHON_MIN) to $(BOOK_PYTHON_MAX)); a .venv
+# Choose the interpreter with `make PYTHON=python3.12 env` (CPython 3.11 to 3.13); a .venv
 # made with another interpreter, or whose last install failed, is rebuilt from scratch.
 
 PYTHON ?= python3
