@@ -34,8 +34,11 @@ from typing import Callable
 
 import numpy as np
 
+from ._validation import check_option
+
 __all__ = [
     "make_circular",
+    "CIRCULAR_DISTRIBUTIONS",
     "calibration_map",
     "make_scores",
     "CALIBRATION_MAP_KINDS",
@@ -68,30 +71,45 @@ def _check_n_samples(n_samples, minimum: int) -> int:
 _MEDIAN_RADIUS = float(np.sqrt(2.0 * np.log(2.0)))
 
 
-def make_circular(n_samples=1000, *, noise=0.0, random_state=None):
+CIRCULAR_DISTRIBUTIONS = ("reference", "gaussian")
+
+
+def make_circular(n_samples=1000, *, distribution="reference", noise=0.0, random_state=None):
     """Two-dimensional disc data that no linear classifier can separate.
 
-    The data set of Naeini & Cooper (ICDM 2016, Fig. 2): points of a 2-D
-    standard normal cloud, with class 1 inside the disc of radius
-    ``sqrt(2 ln 2)`` (the median radius) centred at the origin and class 0
-    outside it. Radii are drawn from the conditional distribution of the
-    radius of a 2-D standard normal inside / outside the median radius
-    (inverse-CDF sampling of the Rayleigh law on each half of its
-    probability mass), angles uniformly on ``[0, 2 pi)``, so the marginal of
-    ``X`` is exactly the standard normal when the classes are balanced.
+    Two distributions are offered; in both the angle is uniform on ``[0, 2 pi)``,
+    the class boundary is a circle around the origin, and exactly
+    ``n_samples // 2`` points are positive (before label noise).
 
-    The class boundary is the circle ``x1**2 + x2**2 = 2 ln 2``: a linear
-    score ranks the points no better than chance (AUC about 0.5), while a
-    quadratic one (features ``x1**2, x2**2``) ranks them almost perfectly.
-    No post-hoc calibration of a linear model can recover from that, which
-    is the point of the figure. :doc:`/book/02_histogram_binning` and
-    :doc:`/book/05_near_isotonic_enir_bbq` rerun the papers' experiments on it.
+    ``distribution="reference"`` (the default) is the simulated data of
+    Naeini & Cooper (ICDM 2016, Fig. 2; AAAI 2015), as stored in the authors'
+    reference code (``BBQ/data.mat`` of github.com/pakdaman/calibration): the
+    radius is uniform on ``[0, 4]`` and class 1 is *outside* the circle of
+    radius 2. Half the points are drawn with radius uniform on ``(2, 4]``
+    (class 1), half on ``[0, 2]`` (class 0), so the radius is marginally
+    uniform on ``[0, 4]`` and the classes are exactly balanced, as in the
+    authors' file (500 of 1000 in each of its two sets).
+
+    ``distribution="gaussian"`` is a second, harder variant: the points of a
+    2-D standard normal cloud, with class 1 *inside* the disc of radius
+    ``sqrt(2 ln 2)`` (the median radius). Radii are drawn from the
+    conditional Rayleigh law inside / outside the median radius, so the
+    marginal of ``X`` is exactly the standard normal.
+
+    A linear score ranks either kind of point poorly (AUC near 0.5), while a
+    quadratic one (features ``x1**2, x2**2``) ranks them almost perfectly. No
+    post-hoc calibration of a linear model can recover from that, which is
+    the point of the papers' experiments.
+    :doc:`/book/02_histogram_binning`, :doc:`/book/05_near_isotonic_enir_bbq`
+    and :doc:`/book/06_density_calibration` rerun them on it.
 
     Parameters
     ----------
     n_samples : int, default=1000
         Number of points, at least 2. Exactly ``n_samples // 2`` points are
-        drawn inside the disc (class 1) and the rest outside (class 0).
+        class 1 and the rest class 0.
+    distribution : {"reference", "gaussian"}, default="reference"
+        Which of the two distributions above to draw from.
     noise : float, default=0.0
         Probability, in ``[0, 0.5]``, that each label is flipped
         independently after sampling. The positions are not changed, so
@@ -105,20 +123,23 @@ def make_circular(n_samples=1000, *, noise=0.0, random_state=None):
     X : ndarray of shape (n_samples, 2), dtype float64
         Coordinates, rows in random order.
     y : ndarray of shape (n_samples,), dtype int64
-        Labels in ``{0, 1}``; 1 means "inside the disc" (before label noise).
+        Labels in ``{0, 1}`` (before label noise: radius > 2 for
+        ``"reference"``, radius below the median for ``"gaussian"``).
 
     Raises
     ------
     ValueError
-        If ``n_samples`` is not an integer >= 2 or ``noise`` is not a number
-        in ``[0, 0.5]``.
+        If ``n_samples`` is not an integer >= 2, ``distribution`` is not one
+        of the two names, or ``noise`` is not a number in ``[0, 0.5]``.
 
     References
     ----------
     Naeini & Cooper, "Binary classifier calibration using an ensemble of near
     isotonic regression models", ICDM 2016, Fig. 2; Naeini, Cooper & Hauskrecht, "Binary
     classifier calibration: non-parametric approach", arXiv:1401.3390 (2014),
-    Section 5 (SVMs on the same data).
+    Section 5 (SVMs on the same data); Naeini, Cooper & Hauskrecht, "Obtaining
+    well calibrated probabilities using Bayesian binning", AAAI 2015, and its
+    code, https://github.com/pakdaman/calibration (``BBQ/data.mat``).
 
     Examples
     --------
@@ -127,11 +148,15 @@ def make_circular(n_samples=1000, *, noise=0.0, random_state=None):
     >>> X, y = make_circular(200, random_state=0)
     >>> X.shape, y.dtype.name, int(y.sum())
     ((200, 2), 'int64', 100)
-    >>> r2 = (X ** 2).sum(axis=1)
-    >>> bool(np.all((r2 < 2 * np.log(2)) == (y == 1)))
+    >>> r = np.hypot(X[:, 0], X[:, 1])
+    >>> bool(np.all((r > 2) == (y == 1)) and r.max() <= 4)
+    True
+    >>> Xg, yg = make_circular(200, distribution="gaussian", random_state=0)
+    >>> bool(np.all(((Xg ** 2).sum(axis=1) < 2 * np.log(2)) == (yg == 1)))
     True
     """
     n_samples = _check_n_samples(n_samples, minimum=2)
+    check_option(distribution, "distribution", CIRCULAR_DISTRIBUTIONS)
     if (
         isinstance(noise, bool)
         or not isinstance(noise, numbers.Real)
@@ -145,12 +170,16 @@ def make_circular(n_samples=1000, *, noise=0.0, random_state=None):
     n_pos = n_samples // 2
     n_neg = n_samples - n_pos
 
-    # Rayleigh inverse CDF r = sqrt(-2 log(1 - u)); u in [0, 1/2) gives the
-    # inside half, u in [1/2, 1) the outside half. Using 1 - u with
-    # u = rng.random() in [0, 1) keeps the log argument strictly positive.
-    u_in = 0.5 * rng.random(n_pos)  # [0, 0.5)
-    u_out = 0.5 + 0.5 * rng.random(n_neg)  # [0.5, 1)
-    r = np.sqrt(-2.0 * np.log1p(-np.concatenate([u_in, u_out])))
+    if distribution == "reference":
+        # radius uniform on [0, 4]: the outer half (class 1) on (2, 4], the inner half on [0, 2]
+        r = np.concatenate([4.0 - 2.0 * rng.random(n_pos), 2.0 * rng.random(n_neg)])
+    else:
+        # Rayleigh inverse CDF r = sqrt(-2 log(1 - u)); u in [0, 1/2) gives the
+        # inside half (class 1), u in [1/2, 1) the outside half. Using 1 - u with
+        # u = rng.random() in [0, 1) keeps the log argument strictly positive.
+        u_in = 0.5 * rng.random(n_pos)  # [0, 0.5)
+        u_out = 0.5 + 0.5 * rng.random(n_neg)  # [0.5, 1)
+        r = np.sqrt(-2.0 * np.log1p(-np.concatenate([u_in, u_out])))
     theta = rng.uniform(0.0, 2.0 * np.pi, size=n_samples)
     X = np.column_stack([r * np.cos(theta), r * np.sin(theta)])
     y = np.concatenate([np.ones(n_pos, dtype=np.int64), np.zeros(n_neg, dtype=np.int64)])

@@ -26,9 +26,20 @@ MEDIAN_R2 = 2.0 * np.log(2.0)  # squared median radius of a 2-D standard normal
 # ---------------------------------------------------------------------------
 # make_circular
 # ---------------------------------------------------------------------------
+DISTRIBUTIONS = ["reference", "gaussian"]
+
+
+def clean_labels(X, distribution):
+    """The noise-free label of each point, from the definition of each distribution."""
+    if distribution == "reference":
+        return (np.hypot(X[:, 0], X[:, 1]) > 2.0).astype(np.int64)
+    return ((X**2).sum(axis=1) < MEDIAN_R2).astype(np.int64)
+
+
+@pytest.mark.parametrize("distribution", DISTRIBUTIONS)
 @pytest.mark.parametrize("n", [2, 3, 101, 1000])
-def test_circular_shapes_dtypes_and_exact_balance(n):
-    X, y = make_circular(n, random_state=0)
+def test_circular_shapes_dtypes_and_exact_balance(n, distribution):
+    X, y = make_circular(n, distribution=distribution, random_state=0)
     assert X.shape == (n, 2) and X.dtype == np.float64 and X.flags.c_contiguous
     assert y.shape == (n,) and y.dtype == np.int64
     assert set(np.unique(y)) <= {0, 1}
@@ -37,15 +48,58 @@ def test_circular_shapes_dtypes_and_exact_balance(n):
 
 
 def test_circular_class_one_inside_the_median_disc():
-    X, y = make_circular(5000, random_state=1)
+    X, y = make_circular(5000, distribution="gaussian", random_state=1)
     r2 = (X**2).sum(axis=1)
     np.testing.assert_array_equal(y == 1, r2 < MEDIAN_R2)
+
+
+def test_circular_reference_is_the_authors_distribution():
+    # BBQ/data.mat of the authors' code: angle uniform, radius uniform on [0, 4],
+    # class 1 outside radius 2, classes exactly balanced; the default distribution
+    X, y = make_circular(20000, random_state=1)
+    r = np.hypot(X[:, 0], X[:, 1])
+    np.testing.assert_array_equal(y == 1, r > 2.0)
+    assert r.max() <= 4.0 and int(y.sum()) == 10000
+    assert stats.kstest(r, "uniform", args=(0.0, 4.0)).pvalue > 1e-3
+    angle = np.arctan2(X[:, 1], X[:, 0])
+    assert stats.kstest(angle, "uniform", args=(-np.pi, 2 * np.pi)).pvalue > 1e-3
+
+
+def test_circular_reference_linear_score_ceiling():
+    # The best AUC of any function of one coordinate (a linear score) is that of
+    # P(y = 1 | x1). Under the reference law x1 = r cos(theta) with r ~ U[lo, hi] has
+    # density (ln(hi + sqrt(hi^2 - x^2)) - ln(a + sqrt(a^2 - x^2))) / (pi (hi - lo)),
+    # a = max(|x|, lo). The AUC of f1 / (f0 + f1) follows by quadrature (midpoints of
+    # an even grid, which avoids the log singularity at 0; x and -x tie, so tied scores
+    # are grouped). A histogram estimate of P(y = 1 | x1) on 10^6 points must match it.
+    from sklearn.metrics import roc_auc_score
+
+    def density(x, lo, hi):
+        a = np.maximum(np.abs(x), lo)
+        def antiderivative(r):
+            return np.log(r + np.sqrt(np.maximum(r * r - x * x, 0.0)))
+        return np.where(a < hi, (antiderivative(hi) - antiderivative(a)) / (np.pi * (hi - lo)), 0.0)
+
+    n = 400_000
+    grid = (np.arange(n) + 0.5) / n * 8.0 - 4.0
+    f1, f0 = density(grid, 2.0, 4.0), density(grid, 0.0, 2.0)
+    assert abs(f1.sum() * 8.0 / n - 1.0) < 1e-6 and abs(f0.sum() * 8.0 / n - 1.0) < 1e-3
+    _, group = np.unique(f1 / (f0 + f1), return_inverse=True)
+    w1, w0 = np.bincount(group, f1), np.bincount(group, f0)
+    w1, w0 = w1 / w1.sum(), w0 / w0.sum()
+    auc_exact = float(np.sum(w1 * (np.cumsum(w0) - 0.5 * w0)))
+    X, y = make_circular(10**6, random_state=5)
+    idx = np.digitize(X[:, 0], np.linspace(-4, 4, 401))
+    p_bin = np.bincount(idx, y, minlength=402) / np.maximum(np.bincount(idx, minlength=402), 1)
+    auc_sample = roc_auc_score(y, p_bin[idx])
+    assert abs(auc_exact - 0.854) < 0.002
+    assert abs(auc_sample - auc_exact) < 0.003
 
 
 def test_circular_marginal_is_standard_normal():
     # Conditional radii on each half of the mass + balanced classes = the
     # full 2-D standard normal: r^2 ~ chi2(2) and the angle is uniform.
-    X, _ = make_circular(20000, random_state=2)
+    X, _ = make_circular(20000, distribution="gaussian", random_state=2)
     r2 = (X**2).sum(axis=1)
     assert stats.kstest(r2, "chi2", args=(2,)).pvalue > 1e-3
     angle = np.arctan2(X[:, 1], X[:, 0])
@@ -73,11 +127,12 @@ def test_circular_determinism():
     np.testing.assert_array_equal(y1, y4)
 
 
+@pytest.mark.parametrize("distribution", DISTRIBUTIONS)
 @pytest.mark.parametrize("noise", [0.0, 0.05, 0.2, 0.5])
-def test_circular_noise_flips_expected_fraction(noise):
+def test_circular_noise_flips_expected_fraction(noise, distribution):
     n = 40000
-    X, y = make_circular(n, noise=noise, random_state=7)
-    clean = ((X**2).sum(axis=1) < MEDIAN_R2).astype(np.int64)
+    X, y = make_circular(n, distribution=distribution, noise=noise, random_state=7)
+    clean = clean_labels(X, distribution)
     flipped = np.mean(y != clean)
     sd = np.sqrt(noise * (1 - noise) / n)
     assert abs(flipped - noise) <= 5 * sd + 1e-12
@@ -85,13 +140,14 @@ def test_circular_noise_flips_expected_fraction(noise):
     assert abs(y.mean() - 0.5) < 0.02
 
 
-def test_circular_linear_useless_quadratic_near_perfect():
+@pytest.mark.parametrize("distribution", DISTRIBUTIONS)
+def test_circular_linear_useless_quadratic_near_perfect(distribution):
     from sklearn.linear_model import LogisticRegression
     from sklearn.metrics import roc_auc_score
     from sklearn.svm import SVC
 
-    X, y = make_circular(600, random_state=10)
-    Xt, yt = make_circular(600, random_state=11)
+    X, y = make_circular(600, distribution=distribution, random_state=10)
+    Xt, yt = make_circular(600, distribution=distribution, random_state=11)
 
     auc_lin_svm = roc_auc_score(yt, SVC(kernel="linear").fit(X, y).decision_function(Xt))
     auc_quad_svm = roc_auc_score(
@@ -111,6 +167,12 @@ def test_circular_linear_useless_quadratic_near_perfect():
 def test_circular_bad_n_samples(bad):
     with pytest.raises(ValueError, match="n_samples"):
         make_circular(bad)
+
+
+@pytest.mark.parametrize("bad", ["uniform", "Reference", None, 1])
+def test_circular_bad_distribution(bad):
+    with pytest.raises(ValueError, match="distribution"):
+        make_circular(100, distribution=bad)
 
 
 @pytest.mark.parametrize("bad", [-0.01, 0.51, 1.0, float("nan"), "0.1", None])
