@@ -9,11 +9,11 @@ import numbers
 
 import numpy as np
 
+from ._logit import clipped_logit
 from .base import BaseCalibrator
 
 __all__ = ["DPMCalibration", "DPGaussianMixture1D"]
 
-_LOGIT_EPS = 1e-12  # keeps logit(p) finite for p in {0, 1}
 
 
 def _weighted_quantile_cuts(xs, w, n_groups):
@@ -339,8 +339,7 @@ class DPMCalibration(BaseCalibrator):
     def _features(self, scores):
         if not self.logit:
             return scores
-        p = np.clip(scores, _LOGIT_EPS, 1.0 - _LOGIT_EPS)
-        return np.log(p) - np.log1p(-p)
+        return clipped_logit(scores)
 
     def _fit(self, scores, y, sample_weight):
         self._check_params()

@@ -16,6 +16,7 @@ import numbers
 
 import numpy as np
 
+from ._logit import clipped_logit
 from ._validation import check_option
 from .base import BaseCalibrator
 
@@ -171,6 +172,13 @@ class KDECalibration(BaseCalibrator):
         reflection method of Silverman 1986, Section 2.10), removing the
         boundary bias of densities of probabilities. The scores must then lie in
         [0, 1].
+    logit_input : bool, default=False
+        Estimate the densities of logit(score) instead of the scores, which must
+        then lie in [0, 1] (they are clipped to [1e-12, 1 - 1e-12] first, as in
+        :class:`~calibbook.PlattScaling`). Use it when the scores are
+        probabilities piled up near 0 and 1 (naive Bayes, boosted trees): a
+        bandwidth rule fitted to such scores smooths the bulk and the tails
+        alike. Cannot be combined with ``reflect``.
     method : {"auto", "exact", "binned"}, default="auto"
         How the Gaussian kernel sums are evaluated (compact kernels are always
         exact). ``"exact"``: the sum over all training points, in log space,
@@ -197,7 +205,8 @@ class KDECalibration(BaseCalibrator):
     method_ : str
         ``"exact"`` or ``"binned"``: how the Gaussian sums are evaluated.
     support_ : ndarray
-        Sorted distinct training scores (with positive weight).
+        Sorted distinct training scores (with positive weight); their logits
+        when ``logit_input=True``.
 
     Notes
     -----
@@ -244,6 +253,7 @@ class KDECalibration(BaseCalibrator):
         bandwidth="silverman",
         shared_bandwidth=True,
         reflect=False,
+        logit_input=False,
         method="auto",
         binned_tol=1e-4,
     ):
@@ -251,12 +261,16 @@ class KDECalibration(BaseCalibrator):
         self.bandwidth = bandwidth
         self.shared_bandwidth = shared_bandwidth
         self.reflect = reflect
+        self.logit_input = logit_input
         self.method = method
         self.binned_tol = binned_tol
 
     @property
     def _requires_probabilities(self):
-        return bool(self.reflect)
+        return bool(self.reflect or self.logit_input)
+
+    def _features(self, scores):
+        return clipped_logit(scores) if self.logit_input else scores
 
     def _check_params(self):
         check_option(self.kernel, "kernel", KERNELS)
@@ -275,6 +289,11 @@ class KDECalibration(BaseCalibrator):
         tol = self.binned_tol
         if not isinstance(tol, numbers.Real) or not (0 < tol < 1):
             raise ValueError(f"binned_tol must be a number in (0, 1); got {tol!r}.")
+        if self.reflect and self.logit_input:
+            raise ValueError(
+                "reflect=True and logit_input=True cannot be combined: reflection mirrors the "
+                "density at the edges 0 and 1 of the scores, and logits have no edges."
+            )
 
     def _bandwidths(self, xs, w, classes):
         """(h_0, h_1): a fixed bandwidth, one rule on all scores, or the rule per class."""
@@ -292,6 +311,7 @@ class KDECalibration(BaseCalibrator):
 
     def _fit(self, scores, y, sample_weight):
         self._check_params()
+        scores = self._features(scores)
         if sample_weight is None:
             order = np.argsort(scores, kind="stable")
             xs, ys, ws = scores[order], y[order], np.ones_like(scores)
@@ -409,6 +429,7 @@ class KDECalibration(BaseCalibrator):
         return p
 
     def _predict(self, scores):
+        scores = self._features(scores)
         if self.kernel != "gaussian":
             return self._posterior_compact(scores)
         if self.method_ == "binned":

@@ -4,11 +4,11 @@ import warnings
 
 import numpy as np
 
+from ._logit import clipped_logit
 from .base import BaseCalibrator
 
 __all__ = ["PlattScaling"]
 
-_LOGIT_EPS = 1e-12  # keeps logit(p) finite for p in {0, 1}
 
 
 def platt_targets(y, sample_weight):
@@ -83,8 +83,7 @@ class PlattScaling(BaseCalibrator):
     def _features(self, scores):
         if not self.logit_input:
             return scores
-        p = np.clip(scores, _LOGIT_EPS, 1.0 - _LOGIT_EPS)
-        return np.log(p) - np.log1p(-p)
+        return clipped_logit(scores)
 
     def _fit(self, scores, y, sample_weight):
         from ._kernels.platt import platt_newton

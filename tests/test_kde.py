@@ -245,3 +245,30 @@ def test_huge_score_range_with_tiny_bandwidth(kernel):
         expected, denom = brute_eq5(s, y, np.ones_like(s), q[:-2], kernel, h, h)
         defined = denom > 1e-6 * denom.max()
         np.testing.assert_allclose(p[:-2][defined], expected[defined], atol=1e-9)
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_logit_input_is_eq5_on_the_logits(kernel):
+    # logit_input=True: Eq. 5 evaluated by brute force on log(p / (1 - p)), the bandwidth
+    # rule applied to the logits; scores at 0 and 1 are clipped to 1e-12 first
+    rng = np.random.default_rng(4)
+    p = 1 / (1 + np.exp(-rng.normal(scale=4.0, size=300)))
+    p[:3] = [0.0, 1.0, 0.5]
+    y = (rng.uniform(size=300) < p).astype(float)
+    y[:2] = [0, 1]
+    cal = KDECalibration(kernel=kernel, logit_input=True, method="exact").fit(p, y)
+    eps = 1e-12
+    z = np.log(np.clip(p, eps, 1 - eps)) - np.log1p(-np.clip(p, eps, 1 - eps))
+    np.testing.assert_allclose(cal.bandwidth_, bandwidth_rule(z, np.ones_like(z), "silverman"), rtol=1e-12)
+    q = np.concatenate([p, np.linspace(0, 1, 201)])
+    zq = np.log(np.clip(q, eps, 1 - eps)) - np.log1p(-np.clip(q, eps, 1 - eps))
+    expected, denom = brute_eq5(z, y, np.ones_like(z), zq, kernel, *cal.bandwidth_)
+    defined = denom > 1e-6 * denom.max()
+    np.testing.assert_allclose(cal.predict(q)[defined], expected[defined], atol=1e-9)
+
+
+def test_logit_input_needs_probabilities_and_excludes_reflect():
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        KDECalibration(logit_input=True).fit([-1.0, 0.5, 2.0], [0, 1, 1])
+    with pytest.raises(ValueError, match="reflect=True and logit_input=True"):
+        KDECalibration(logit_input=True, reflect=True).fit([0.1, 0.5, 0.9], [0, 1, 1])
