@@ -6,7 +6,7 @@ import numpy as np
 
 from ._binning import sorted_runs
 from .base import BaseCalibrator
-from .enir import relative_likelihoods
+from .enir import check_pruning, pruning_alpha, relative_likelihoods
 
 __all__ = ["BBQ"]
 
@@ -36,8 +36,16 @@ class BBQ(BaseCalibrator):
     ----------
     prior_strength : float, default=2.0
         Equivalent sample size C of each bin's Beta(C p, C (1 - p)) prior (2 in the paper).
+    prune : {None, "elbow", "window"}, default=None
+        Which binnings take part in the average. None: all of them, weighted by
+        their marginal likelihoods (the paper's model averaging). ``"elbow"``: the
+        rule of the authors' reference code (:func:`calibbook.enir.elbow_keep`),
+        which keeps the best binnings up to the first small drop in relative
+        likelihood. ``"window"``: Occam's window, binnings whose likelihood relative
+        to the best is at least ``prune_alpha``.
     prune_alpha : float or None, default=None
-        Drop binnings whose likelihood relative to the best is below this (Occam's window).
+        The pruning threshold; with ``prune="elbow"`` None means 0.001, the
+        reference code's value for BBQ. Must be None when ``prune`` is None.
     prior_clip : float, default=0.005
         The prior mean is kept in [prior_clip, 1 - prior_clip], as in the authors' code.
 
@@ -83,8 +91,11 @@ class BBQ(BaseCalibrator):
 
     _requires_probabilities = True
 
-    def __init__(self, prior_strength=2.0, prune_alpha=None, prior_clip=0.005):
+    _ELBOW_ALPHA = 0.001  # BBQ/build.m of the authors' code
+
+    def __init__(self, prior_strength=2.0, prune=None, prune_alpha=None, prior_clip=0.005):
         self.prior_strength = prior_strength
+        self.prune = prune
         self.prune_alpha = prune_alpha
         self.prior_clip = prior_clip
 
@@ -92,9 +103,7 @@ class BBQ(BaseCalibrator):
         c = self.prior_strength
         if not isinstance(c, numbers.Real) or not np.isfinite(c) or c <= 0:
             raise ValueError(f"prior_strength must be a finite number > 0; got {c!r}.")
-        a = self.prune_alpha
-        if a is not None and not (isinstance(a, numbers.Real) and 0.0 <= a < 1.0):
-            raise ValueError(f"prune_alpha must be None or a number in [0, 1); got {a!r}.")
+        check_pruning(self.prune, self.prune_alpha)
         if not isinstance(self.prior_clip, numbers.Real) or not 0.0 < self.prior_clip < 0.5:
             raise ValueError(f"prior_clip must be in (0, 0.5); got {self.prior_clip!r}.")
 
@@ -107,7 +116,9 @@ class BBQ(BaseCalibrator):
         log_ml, offsets, cuts, estimates = bbq_models(
             values, weights, positives, b_min, b_max, float(self.prior_strength), float(self.prior_clip)
         )
-        model_weight = relative_likelihoods(-2.0 * log_ml, self.prune_alpha)
+        model_weight = relative_likelihoods(
+            -2.0 * log_ml, self.prune, pruning_alpha(self.prune, self.prune_alpha, self._ELBOW_ALPHA)
+        )
         used = np.repeat(model_weight > 0, np.diff(offsets))
         grid = np.unique(cuts[used & np.isfinite(cuts)])
         self.cuts_ = grid

@@ -71,6 +71,7 @@ def _check_n_samples(n_samples, minimum: int) -> int:
 _MEDIAN_RADIUS = float(np.sqrt(2.0 * np.log(2.0)))
 
 
+#: Names accepted by the ``distribution`` argument of :func:`calibbook.datasets.make_circular`.
 CIRCULAR_DISTRIBUTIONS = ("reference", "gaussian")
 
 

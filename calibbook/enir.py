@@ -9,7 +9,7 @@ from ._validation import check_option
 from .base import BaseCalibrator
 from .near_isotonic import NearIsotonicPath, interpolate_runs
 
-__all__ = ["ENIR", "information_criterion", "relative_likelihoods"]
+__all__ = ["ENIR", "information_criterion", "relative_likelihoods", "elbow_keep"]
 
 CRITERIA = ("bic", "aic", "aicc")
 
@@ -66,32 +66,116 @@ def information_criterion(loglik, df, n, criterion):
     return -2.0 * np.asarray(loglik) + penalty
 
 
-def relative_likelihoods(scores, prune_alpha=None):
+PRUNING = ("window", "elbow")
+
+
+def check_pruning(prune, prune_alpha):
+    """Validate ENIR's and BBQ's ``prune`` and ``prune_alpha`` together."""
+    if prune is not None:
+        check_option(prune, "prune", PRUNING)
+    a = prune_alpha
+    if a is not None and (isinstance(a, bool) or not isinstance(a, numbers.Real) or not 0.0 <= a < 1.0):
+        raise ValueError(f"prune_alpha must be None or a number in [0, 1); got {a!r}.")
+    if prune == "window" and a is None:
+        raise ValueError("prune='window' needs prune_alpha, the smallest relative likelihood kept.")
+    if prune is None and a is not None:
+        raise ValueError(
+            f"prune_alpha={a!r} has no effect without prune; choose prune='window' (Occam's "
+            "window) or prune='elbow' (the authors' elbow rule)."
+        )
+
+
+def pruning_alpha(prune, prune_alpha, elbow_default):
+    """The threshold in force: ``elbow_default`` for the elbow rule when none is given."""
+    return elbow_default if prune == "elbow" and prune_alpha is None else prune_alpha
+
+
+def elbow_keep(rel, alpha):
+    r"""Which models the authors' elbow rule keeps, given their relative likelihoods.
+
+    The rule of ``elbow.m`` in the authors' BBQ and ENIR code: sort the relative
+    likelihoods :math:`R_{(1)} \ge R_{(2)} \ge \dots`, step over ties at the top,
+    then advance :math:`k` while the drop :math:`(R_{(k)} - R_{(k+1)}) / \sigma^2`
+    exceeds ``alpha``, where :math:`\sigma^2` is the (population) variance of all the
+    relative likelihoods; keep the models :math:`1, \dots, k - 1` of the sorted order,
+    or the best one alone when :math:`k = 1`. So the models up to, but not including,
+    the first one followed by a small drop are kept. Where every relative likelihood
+    is equal (:math:`\sigma^2 = 0`, where the reference code fails), all are kept.
+
+    Parameters
+    ----------
+    rel : array-like of shape (T,)
+        Relative likelihoods in [0, 1], the best equal to 1.
+    alpha : float
+        The threshold on the scaled drop (0.001 in the authors' BBQ, 0.005 in ENIR).
+
+    Returns
+    -------
+    ndarray of bool, shape (T,)
+
+    References
+    ----------
+    The authors' code, github.com/pakdaman/calibration (``BBQ/elbow.m``,
+    ``BBQ/build.m``, ``ENIR/.../build.m``); :doc:`/book/05_near_isotonic_enir_bbq`.
+
+    Examples
+    --------
+    >>> from calibbook.enir import elbow_keep
+    >>> elbow_keep([1.0, 0.5, 0.01, 0.009, 0.0], 0.01).tolist()  # the drop after 0.01 is small
+    [True, True, False, False, False]
+    """
+    rel = np.asarray(rel, dtype=np.float64)
+    keep = np.zeros(rel.size, dtype=bool)
+    variance = rel.var()
+    if rel.size < 2 or variance == 0.0:
+        keep[:] = True
+        return keep
+    order = np.argsort(-rel, kind="stable")
+    r = rel[order]
+    k = 0  # 0-based position of R_(k)
+    while k + 1 < r.size and r[k] == r[k + 1]:
+        k += 1
+    while k + 1 < r.size and (r[k] - r[k + 1]) / variance > alpha:
+        k += 1
+    keep[order[: max(k, 1)]] = True  # 1-based 1..k-1 is 0-based 0..k-1 exclusive of k
+    return keep
+
+
+def relative_likelihoods(scores, prune=None, prune_alpha=None):
     r"""Model weights proportional to :math:`\exp(-(\mathrm{IC}_t - \min_u \mathrm{IC}_u) / 2)`, summing to one.
 
     The weights with which ENIR and BBQ average their models
     (:doc:`/book/05_near_isotonic_enir_bbq`). Non-finite scores get weight 0.
-    With ``prune_alpha``, models whose relative likelihood falls below
-    ``prune_alpha`` are dropped (Occam's window) before normalising.
+    Pruning sets some models' weights to 0 before normalising:
+    ``prune="window"`` drops relative likelihoods below ``prune_alpha`` (Occam's
+    window); ``prune="elbow"`` keeps the models :func:`elbow_keep` keeps.
 
     Parameters
     ----------
     scores : array-like of shape (T,)
         Criterion value of each model (smaller is better), e.g. from
         :func:`calibbook.enir.information_criterion`.
+    prune : {None, "window", "elbow"}, default=None
+        No pruning, Occam's window, or the authors' elbow rule.
     prune_alpha : float or None, default=None
-        Occam's window: relative likelihoods below it are set to 0.
+        The window's threshold, or the elbow's (required for both here; ENIR and
+        BBQ supply their reference defaults).
 
     Returns
     -------
     ndarray of shape (T,)
         Non-negative weights summing to one.
 
+    Raises
+    ------
+    ValueError
+        If ``prune`` is unknown, or ``prune_alpha`` is missing or not in [0, 1).
+
     References
     ----------
     Madigan & Raftery, "Model selection and accounting for model uncertainty in
     graphical models using Occam's window", JASA 89 (1994); Naeini & Cooper,
-    ICDM 2016, Eq. 6.
+    ICDM 2016, Eq. 6; the authors' code (``elbow.m``).
 
     Examples
     --------
@@ -100,13 +184,20 @@ def relative_likelihoods(scores, prune_alpha=None):
     [0.5, 0.5, 0.0]
     >>> relative_likelihoods([0.0, 2.0 * 3.0]).round(4).tolist()  # exp(-3) relative to the best
     [0.9526, 0.0474]
+    >>> relative_likelihoods([0.0, 2.0 * 3.0], prune="window", prune_alpha=0.1).tolist()
+    [1.0, 0.0]
     """
+    if prune is not None and prune_alpha is None:
+        raise ValueError(f"prune={prune!r} needs prune_alpha.")
+    check_pruning(prune, prune_alpha)
     scores = np.asarray(scores, dtype=np.float64)
     finite = np.isfinite(scores)
     rel = np.zeros_like(scores)
     rel[finite] = np.exp(-(scores[finite] - scores[finite].min()) / 2.0)  # max is exactly 1
-    if prune_alpha is not None:
+    if prune == "window":
         rel[rel < prune_alpha] = 0.0
+    elif prune == "elbow":
+        rel[~elbow_keep(rel, prune_alpha)] = 0.0
     return rel / rel.sum()
 
 
@@ -131,9 +222,16 @@ class ENIR(BaseCalibrator):
     interpolation : {"linear", "step"}, default="linear"
         Between training scores: linear interpolation of the averaged values at the
         neighbouring training scores (as the authors' code), or the value to the left.
+    prune : {None, "elbow", "window"}, default=None
+        Which models take part in the average. None: every model, with its
+        relative likelihood as weight (the paper's Eq. 6). ``"elbow"``: the rule
+        of the authors' reference code (:func:`calibbook.enir.elbow_keep`), which
+        keeps the best models up to the first small drop in relative likelihood.
+        ``"window"``: Occam's window, models whose relative likelihood is at least
+        ``prune_alpha``.
     prune_alpha : float or None, default=None
-        Drop models whose likelihood relative to the best is below this (Occam's
-        window) before averaging.
+        The pruning threshold; with ``prune="elbow"`` None means 0.005, the
+        reference code's value for ENIR. Must be None when ``prune`` is None.
 
     Attributes
     ----------
@@ -181,17 +279,18 @@ class ENIR(BaseCalibrator):
     _requires_probabilities = True
     _MARGIN = 75.0  # criterion units: exp(-75 / 2) < 1e-16
 
-    def __init__(self, criterion="bic", interpolation="linear", prune_alpha=None):
+    _ELBOW_ALPHA = 0.005  # ENIR/build.m of the authors' code
+
+    def __init__(self, criterion="bic", interpolation="linear", prune=None, prune_alpha=None):
         self.criterion = criterion
         self.interpolation = interpolation
+        self.prune = prune
         self.prune_alpha = prune_alpha
 
     def _check_params(self):
         check_option(self.criterion, "criterion", CRITERIA)
         check_option(self.interpolation, "interpolation", ("linear", "step"))
-        a = self.prune_alpha
-        if a is not None and not (isinstance(a, numbers.Real) and 0.0 <= a < 1.0):
-            raise ValueError(f"prune_alpha must be None or a number in [0, 1); got {a!r}.")
+        check_pruning(self.prune, self.prune_alpha)
 
     def _fit(self, scores, y, sample_weight):
         from ._kernels.neariso import group_events, model_average, near_isotonic_path
@@ -201,7 +300,9 @@ class ENIR(BaseCalibrator):
         events = near_isotonic_path(weights, positives)
         event_model, lam = group_events(events[0], 1e-12)
         df, scores_ic = self._score_models(weights, positives, events, event_model, lam)
-        model_weight = relative_likelihoods(scores_ic, self.prune_alpha)
+        model_weight = relative_likelihoods(
+            scores_ic, self.prune, pruning_alpha(self.prune, self.prune_alpha, self._ELBOW_ALPHA)
+        )
         self.run_values_ = np.clip(
             model_average(weights, positives, weights * values, *events[1:], event_model, lam, model_weight),
             0.0, 1.0,

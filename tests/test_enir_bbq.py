@@ -2,10 +2,12 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.special import gammaln
 
 from calibbook.bbq import BBQ, bbq_bin_range
-from calibbook.enir import ENIR, information_criterion
+from calibbook.enir import ENIR, elbow_keep, information_criterion
 from calibbook.near_isotonic import near_isotonic_path
 
 from .contract import check_calibrator_contract
@@ -143,9 +145,11 @@ def test_enir_single_model_smoothing_by_hand():
 def test_outputs_in_unit_interval_weights_sum_to_one_and_pruning(make):
     s, y, w = random_case(5, n_max=400)
     full = make().fit(s, y)
-    pruned = make(prune_alpha=0.01).fit(s, y)
+    pruned = make(prune="window", prune_alpha=0.01).fit(s, y)
+    elbow = make(prune="elbow").fit(s, y)
     assert pruned.model_weights_.size <= full.model_weights_.size
-    for cal in (full, pruned):
+    assert elbow.model_weights_.size <= full.model_weights_.size
+    for cal in (full, pruned, elbow):
         p = cal.predict(np.linspace(0, 1, 101))
         assert p.min() >= 0 and p.max() <= 1
         assert cal.model_weights_.sum() == pytest.approx(1.0)
@@ -168,9 +172,13 @@ def test_probabilities_required(make):
     [
         (ENIR, dict(criterion="mdl"), "criterion"),
         (ENIR, dict(interpolation="cubic"), "interpolation"),
-        (ENIR, dict(prune_alpha=2.0), "prune_alpha"),
+        (ENIR, dict(prune="window", prune_alpha=2.0), "prune_alpha"),
+        (ENIR, dict(prune_alpha=0.01), "prune_alpha"),
+        (ENIR, dict(prune="window"), "prune_alpha"),
+        (ENIR, dict(prune="occam"), "prune"),
+        (BBQ, dict(prune="Elbow"), "prune"),
         (BBQ, dict(prior_strength=0.0), "prior_strength"),
-        (BBQ, dict(prune_alpha=-0.5), "prune_alpha"),
+        (BBQ, dict(prune="elbow", prune_alpha=-0.5), "prune_alpha"),
         (BBQ, dict(prior_clip=0.7), "prior_clip"),
     ],
 )
@@ -183,3 +191,56 @@ def test_bbq_bin_range_follows_the_paper():
     assert bbq_bin_range(1000) == (1, 100)
     assert bbq_bin_range(100) == (1, 20)
     assert bbq_bin_range(1_000_000) == (10, 1000)
+
+
+def reference_elbow(scores, alpha):
+    """elbow.m of the authors' code, transcribed line by line with MATLAB's 1-based indices."""
+    b = len(scores)
+    sigma2 = np.var(scores)  # var(scores, 1): divide by b
+    idxs = np.argsort(-np.asarray(scores), kind="stable") + 1  # sort(scores, 'descend')
+    R = np.asarray(scores)[idxs - 1]
+    k = 1
+    while R[k - 1] == R[k]:
+        k += 1
+    while k < b and (R[k - 1] - R[k]) / sigma2 > alpha:
+        k += 1
+    kept = idxs[: k - 1] if k > 1 else idxs[:1]
+    return set((kept - 1).tolist())
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.floats(0.0, 1.0), min_size=2, max_size=40),
+    st.sampled_from([0.0, 1e-3, 5e-3, 0.05, 0.5]),
+    st.integers(0, 3),
+)
+def test_elbow_keep_matches_the_reference_rule(values, alpha, n_ties):
+    rel = np.array(values + [1.0] * (1 + n_ties))  # relative likelihoods: the best is 1
+    rel = rel / rel.max()
+    keep = elbow_keep(rel, alpha)
+    if np.var(rel) == 0 or np.all(rel == rel.max()):
+        assert keep.all()  # the reference code fails here; we keep every model
+        return
+    assert set(np.flatnonzero(keep).tolist()) == reference_elbow(rel, alpha)
+
+
+def test_elbow_by_hand():
+    # R = 1, .5, .01, .009, 0: variance 0.1577; the drops 0.5, 0.49 and 0.001 scaled by it
+    # are 3.17, 3.11 and 0.0063: with alpha = 0.01 the third drop stops the rule at R = .01,
+    # which is left out with everything after it
+    rel = np.array([0.5, 0.0, 1.0, 0.009, 0.01])
+    v = rel.var()
+    assert 0.49 / v > 0.01 > 0.001 / v > 0.005
+    assert elbow_keep(rel, 0.01).tolist() == [True, False, True, False, False]
+    assert elbow_keep(rel, 0.005).tolist() == [True, False, True, True, True]  # next drop 0.009 / v
+    # ties at the top are stepped over first: with a small next drop only one of them is kept
+    assert elbow_keep(np.array([1.0, 1.0, 0.9999, 0.0]), 0.005).sum() == 1
+
+
+@pytest.mark.parametrize("make, alpha", [(ENIR, 0.005), (BBQ, 0.001)])
+def test_elbow_default_alpha_is_the_reference_one(make, alpha):
+    s, y, _ = random_case(11, n_max=400)
+    a = make(prune="elbow").fit(s, y)
+    b = make(prune="elbow", prune_alpha=alpha).fit(s, y)
+    np.testing.assert_array_equal(a.model_weights_, b.model_weights_)
+    np.testing.assert_array_equal(a.predict(s), b.predict(s))
