@@ -41,6 +41,7 @@ __all__ = [
     "base_classifiers",
     "paper_calibrators",
     "all_calibrators",
+    "variant_calibrators",
     "classifier_scores",
     "repeated_cv_protocol",
     "holdout_calibration_protocol",
@@ -54,10 +55,13 @@ __all__ = [
     "format_rank_table",
     "improvement_ci",
     "fit_time_table",
+    "fold_summary",
 ]
 
-#: Measures computed on every test fold (see :func:`calibbook.metrics.calibration_report`).
-MEASURES = ("AUC", "ACC", "RMSE", "ECE", "MCE", "Brier", "LogLoss")
+#: Measures computed on every test fold: those of :func:`calibbook.metrics.calibration_report`
+#: (ECE and MCE with equal-width bins), then ECE and MCE with the positional groups of the
+#: authors' evaluation code (``strategy="positional"``).
+MEASURES = ("AUC", "ACC", "RMSE", "ECE", "MCE", "Brier", "LogLoss", "ECE_pos", "MCE_pos")
 #: Measures for which a larger value is better; all the others are errors.
 HIGHER_IS_BETTER = frozenset({"AUC", "ACC"})
 #: Extra measure: seconds spent in the calibrator's ``fit`` (not a quality measure).
@@ -196,6 +200,48 @@ def all_calibrators():
         }
     )
     return out
+
+
+def variant_calibrators():
+    """Variants of calibbook's calibrators that the comparison runs beside the defaults.
+
+    Returns
+    -------
+    dict
+        name -> unfitted calibrator:
+
+        * ``Platt-logit``, ``KDE-logit``, ``DPM-logit``: Platt scaling, KDE and DPM on
+          the logit of the classifier's probability, the input scale that
+          :doc:`/book/03_platt_scaling` and :doc:`/book/06_density_calibration`
+          recommend for probabilities (for an SVM, whose scores are
+          sigmoid(f), the logit recovers the decision value f);
+        * ``BBQ-elbow``, ``ENIR-elbow``: BBQ and ENIR with the elbow pruning of the
+          authors' reference code (``prune="elbow"``), the variant the papers ran.
+
+    References
+    ----------
+    Naeini & Cooper, ICDM 2016 and their code, github.com/pakdaman/calibration;
+    :doc:`/book/08_comparison` ranks them with the defaults.
+
+    Examples
+    --------
+    >>> from calibbook.experiments import variant_calibrators
+    >>> list(variant_calibrators())
+    ['Platt-logit', 'KDE-logit', 'DPM-logit', 'BBQ-elbow', 'ENIR-elbow']
+    """
+    from .bbq import BBQ
+    from .dpm import DPMCalibration
+    from .enir import ENIR
+    from .kde import KDECalibration
+    from .platt import PlattScaling
+
+    return {
+        "Platt-logit": PlattScaling(logit_input=True),
+        "KDE-logit": KDECalibration(logit_input=True),
+        "DPM-logit": DPMCalibration(logit=True),
+        "BBQ-elbow": BBQ(prune="elbow"),
+        "ENIR-elbow": ENIR(prune="elbow"),
+    }
 
 
 def classifier_scores(estimator, X):
@@ -402,7 +448,7 @@ def _evaluate_split(X, y, train, test, clf, calibrators, calib_size, seed, n_bin
     from sklearn.base import clone
     from sklearn.model_selection import train_test_split
 
-    from .metrics import calibration_report
+    from .metrics import calibration_report, expected_calibration_error, maximum_calibration_error
 
     if calib_size is None:
         fit_idx = cal_idx = train
@@ -421,6 +467,9 @@ def _evaluate_split(X, y, train, test, clf, calibrators, calib_size, seed, n_bin
         times[name] = time.perf_counter() - t0
         preds[name] = c.predict(s_test)
     report = calibration_report(y[test], preds, n_bins=n_bins)
+    for m, p in preds.items():
+        report.loc[m, "ECE_pos"] = expected_calibration_error(y[test], p, n_bins=n_bins, strategy="positional")
+        report.loc[m, "MCE_pos"] = maximum_calibration_error(y[test], p, n_bins=n_bins, strategy="positional")
     rows = [(m, meas, float(report.loc[m, meas])) for m in report.index for meas in MEASURES]
     rows += [(m, FIT_TIME, t) for m, t in times.items()]
     return rows
@@ -666,7 +715,7 @@ def holdout_calibration_protocol(
     >>> res = holdout_calibration_protocol(data, ["Tree"], {"IsoRegC": IsotonicCalibration()},
     ...                                    n_splits=2, use_cache=False, disable=True)
     >>> sorted(res.measure.unique())
-    ['ACC', 'AUC', 'Brier', 'ECE', 'FitTime', 'LogLoss', 'MCE', 'RMSE']
+    ['ACC', 'AUC', 'Brier', 'ECE', 'ECE_pos', 'FitTime', 'LogLoss', 'MCE', 'MCE_pos', 'RMSE']
     """
     return _run_protocol(
         "holdout_calibration",
@@ -839,7 +888,11 @@ def friedman_test(table_or_ranks, n_datasets=None, *, higher_is_better=None, mea
         \\qquad F_F = \\frac{(N-1)\\chi^2_F}{N(k-1) - \\chi^2_F},
 
     with :math:`\\chi^2_F` on :math:`k-1` and :math:`F_F` on :math:`(k-1, (k-1)(N-1))`
-    degrees of freedom.
+    degrees of freedom. Given the table, :math:`\\chi^2_F` is corrected for ties:
+    it is divided by :math:`C = 1 - \\sum_i \\sum_g (t_{ig}^3 - t_{ig}) / (N k (k^2 - 1))`,
+    where :math:`t_{ig}` are the sizes of the groups of tied values in data set
+    :math:`i`. Ties are common in calibration tables: every increasing map leaves
+    the AUC of the raw scores unchanged.
 
     Parameters
     ----------
@@ -863,8 +916,11 @@ def friedman_test(table_or_ranks, n_datasets=None, *, higher_is_better=None, mea
 
     Notes
     -----
-    This is Demšar's formula, without a correction for ties; on tie-free data it
-    equals ``scipy.stats.friedmanchisquare``.
+    With the table, :math:`\\chi^2_F` equals ``scipy.stats.friedmanchisquare``
+    (which applies the same tie correction). Average ranks alone carry no
+    information about ties, so from them Demšar's uncorrected formula is used.
+    If every data set ties all methods, :math:`C = 0` and there is nothing to
+    test: :math:`\\chi^2_F = F_F = 0` with p-values 1.
 
     References
     ----------
@@ -885,9 +941,13 @@ def friedman_test(table_or_ranks, n_datasets=None, *, higher_is_better=None, mea
     from scipy import stats
 
     arr = np.asarray(table_or_ranks, dtype=np.float64)
+    tie_sum = 0.0  # sum over data sets and tie groups of t^3 - t
     if arr.ndim == 2:
         R = average_ranks(table_or_ranks, higher_is_better=higher_is_better, measure=measure).to_numpy()
         N = arr.shape[0]
+        for row in arr:
+            t = np.unique(row, return_counts=True)[1].astype(np.float64)
+            tie_sum += float(np.sum(t**3 - t))
     elif arr.ndim == 1:
         if n_datasets is None:
             raise ValueError("n_datasets is required when average ranks are given")
@@ -897,7 +957,10 @@ def friedman_test(table_or_ranks, n_datasets=None, *, higher_is_better=None, mea
     k = R.size
     if k < 2 or N < 2:
         raise ValueError("need at least 2 methods and 2 data sets")
-    chi2 = 12.0 * N / (k * (k + 1)) * (np.sum(R**2) - k * (k + 1) ** 2 / 4.0)
+    correction = 1.0 - tie_sum / (N * k * (k * k - 1.0))
+    if correction <= 0.0:  # every data set ties every method: no evidence of any difference
+        return FriedmanResult(0.0, 1.0, 0.0, 1.0, int(k), int(N))
+    chi2 = 12.0 * N / (k * (k + 1)) * (np.sum(R**2) - k * (k + 1) ** 2 / 4.0) / correction
     chi2_p = float(stats.chi2.sf(chi2, k - 1))
     denom = N * (k - 1) - chi2
     F = (N - 1) * chi2 / denom if denom > 0 else np.inf
@@ -1235,3 +1298,43 @@ def fit_time_table(results, statistic="median"):
     """
     r = results[results["measure"] == FIT_TIME]
     return r.pivot_table(index="method", columns="classifier", values="value", aggfunc=statistic)
+
+
+def fold_summary(results):
+    """Mean and standard deviation over the folds of every data set, classifier, method and measure.
+
+    The form in which ``data/comparison_full.csv`` stores the full run of
+    :doc:`/book/08_comparison`: fold-level results are large, their means and spreads
+    are what the tables use.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        Output of :func:`repeated_cv_protocol` (or :func:`holdout_calibration_protocol`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``dataset, classifier, method, measure, value, sd, n_folds``: the mean,
+        the standard deviation (ddof=1) and the number of folds. ``FitTime`` rows are
+        kept (seconds; they depend on the machine).
+
+    References
+    ----------
+    Naeini & Cooper, ICDM 2016, Section IV-C (means over 10 x 10 folds);
+    :doc:`/book/08_comparison` reads the stored summary.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from calibbook.experiments import fold_summary
+    >>> folds = pd.DataFrame({"dataset": "d", "classifier": "LR", "method": "ENIR", "repeat": 0,
+    ...                       "fold": [0, 1, 2], "measure": "ECE", "value": [0.1, 0.2, 0.3]})
+    >>> fold_summary(folds)[["value", "sd", "n_folds"]].round(3).values.tolist()
+    [[0.2, 0.1, 3.0]]
+    """
+    keys = ["dataset", "classifier", "method", "measure"]
+    grouped = results.groupby(keys, sort=True)["value"]
+    out = grouped.agg(value="mean", sd="std", n_folds="count").reset_index()
+    return out
+

@@ -8,7 +8,10 @@ report of the five measures used throughout the founding papers.
 
 Binning (see :mod:`calibbook._binning`): ``strategy="uniform"`` uses K
 equal-width bins on [0, 1]; ``strategy="quantile"`` uses K equal-frequency bins
-that never split tied predictions.
+that never split tied predictions. ECE and MCE also accept
+``strategy="positional"``, the groups of the papers' evaluation code: the
+predictions sorted (ties broken by the label, negatives first) and cut into K
+groups by position, which can split tied predictions.
 """
 
 from collections.abc import Mapping
@@ -36,9 +39,32 @@ def _binned(y, p, w, n_bins, strategy):
     return weight, e, o, edges
 
 
+#: Binnings of the ECE and the MCE: the two of :mod:`calibbook._binning` and the positional groups.
+ERROR_STRATEGIES = STRATEGIES + ("positional",)
+
+
+def _positional_gaps(y, p, n_bins):
+    """Size and |o_k - e_k| of the K groups of the sorted (prediction, label) pairs cut by position.
+
+    The groups of ``getECE.m`` / ``getMCE.m`` in the authors' code: ``np.array_split`` sizes
+    (the first N mod K groups one larger); empty groups (N < K) are left out.
+    """
+    groups = [g for g in np.array_split(np.lexsort((y, p)), n_bins) if g.size]
+    size = np.array([g.size for g in groups], dtype=np.float64)
+    return size, np.array([abs(y[g].mean() - p[g].mean()) for g in groups])
+
+
 def _bin_gaps(y_true, y_prob, sample_weight, n_bins, strategy):
     """Weight and |o_k - e_k| of every non-empty bin."""
+    check_option(strategy, "strategy", ERROR_STRATEGIES)
     y, p, w = check_probability_input(y_true, y_prob, sample_weight)
+    if strategy == "positional":
+        if sample_weight is not None:
+            raise ValueError(
+                "strategy='positional' cuts the sorted predictions into groups of equal count "
+                "and takes no sample_weight; use 'quantile' for weighted equal-mass bins."
+            )
+        return _positional_gaps(y, p, check_n_bins(n_bins))
     weight, e, o, _ = _binned(y, p, w, n_bins, strategy)
     full = weight > 0
     return weight[full], np.abs(o[full] - e[full])
@@ -61,9 +87,12 @@ def expected_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform",
         Predicted probabilities of the positive class, in [0, 1].
     n_bins : int, default=10
         Number of bins K (the papers use K = 10).
-    strategy : {"uniform", "quantile"}, default="uniform"
-        Equal-width bins on [0, 1] (the ENIR paper), or equal-frequency bins on
-        the sorted predictions that never split ties (the histogram-binning paper).
+    strategy : {"uniform", "quantile", "positional"}, default="uniform"
+        Equal-width bins on [0, 1] (the ENIR paper's text); equal-frequency bins
+        on the sorted predictions that never split ties (the histogram-binning
+        paper's text); or the authors' evaluation code's groups: the predictions
+        sorted with the label as tie-breaker and cut into ``n_bins`` groups by
+        position, which may split ties (no ``sample_weight`` then).
     sample_weight : array-like of shape (n,), optional
         Non-negative weights; integer weights equal repeated rows.
 
@@ -120,9 +149,9 @@ def maximum_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform", 
         Predicted probabilities of the positive class, in [0, 1].
     n_bins : int, default=10
         Number of bins K.
-    strategy : {"uniform", "quantile"}, default="uniform"
-        Equal-width or equal-frequency bins, as in
-        :func:`calibbook.expected_calibration_error`.
+    strategy : {"uniform", "quantile", "positional"}, default="uniform"
+        Equal-width bins, equal-frequency bins, or the authors' positional
+        groups, as in :func:`calibbook.expected_calibration_error`.
     sample_weight : array-like of shape (n,), optional
         Non-negative weights.
 

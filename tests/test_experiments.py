@@ -3,6 +3,8 @@
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 from sklearn.base import BaseEstimator
 
@@ -49,6 +51,47 @@ def test_friedman_matches_scipy_without_ties(seed):
     assert res.F_pvalue == pytest.approx(stats.f.sf(F, k - 1, (k - 1) * (N - 1)))
     # direction does not change the statistic's distributional meaning, only the ranks
     assert ex.friedman_test(-table).chi2 == pytest.approx(res.chi2)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(2, 15).flatmap(
+        lambda n: st.integers(2, 7).flatmap(
+            lambda k: st.lists(st.lists(st.integers(0, 3), min_size=k, max_size=k), min_size=n, max_size=n)
+        )
+    )
+)
+def test_friedman_matches_scipy_with_ties(rows):
+    # small integer tables are full of ties; scipy applies the tie correction
+    table = np.array(rows, dtype=float)
+    if all(len(set(r)) == 1 for r in rows):  # nothing to rank anywhere: scipy divides by 0
+        res = ex.friedman_test(table)
+        assert (res.chi2, res.chi2_pvalue, res.F_pvalue) == (0.0, 1.0, 1.0)
+        return
+    ref = stats.friedmanchisquare(*table.T) if table.shape[1] >= 3 else None
+    res = ex.friedman_test(table)
+    if ref is not None:
+        assert res.chi2 == pytest.approx(ref.statistic, rel=1e-10, abs=1e-12)
+        assert res.chi2_pvalue == pytest.approx(ref.pvalue, rel=1e-8, abs=1e-14)
+    # the corrected statistic from its definition: chi2_uncorrected / C
+    N, k = table.shape
+    R = ex.average_ranks(table).to_numpy()
+    raw = 12 * N / (k * (k + 1)) * (np.sum(R**2) - k * (k + 1) ** 2 / 4)
+    ties = sum(np.sum(c**3 - c) for c in (np.unique(r, return_counts=True)[1] for r in table))
+    assert res.chi2 == pytest.approx(raw / (1 - ties / (N * k * (k * k - 1))), rel=1e-12, abs=1e-12)
+
+
+def test_friedman_tie_correction_on_a_tied_auc_column():
+    # the situation of the AUC tables: two methods keep the raw AUC exactly, so each row
+    # holds a tie; the uncorrected statistic would be smaller by the factor C
+    rng = np.random.default_rng(3)
+    raw = rng.uniform(0.7, 0.9, size=20)
+    table = np.column_stack([raw, raw, raw + rng.normal(0, 0.02, 20), raw + rng.normal(0.01, 0.02, 20)])
+    res = ex.friedman_test(table, measure="AUC")
+    ref = stats.friedmanchisquare(*table.T)
+    assert res.chi2 == pytest.approx(ref.statistic, rel=1e-12)
+    uncorrected = ex.friedman_test(ex.average_ranks(table, measure="AUC").to_numpy(), n_datasets=20)
+    assert res.chi2 > uncorrected.chi2 * 1.1
 
 
 def test_demsar_worked_example():

@@ -274,3 +274,47 @@ def test_reliability_curve_rejects_bad_options():
 def test_single_class_is_fine_for_calibration_errors():
     # ECE is defined for one class: predictions of 0.2 for negatives are off by 0.2
     assert expected_calibration_error([0, 0, 0], [0.2, 0.2, 0.2]) == pytest.approx(0.2)
+
+
+def authors_groups_ece_mce(y, p):
+    """getECE.m / getMCE.m of the authors' code, transcribed with MATLAB's 1-based ranges."""
+    ordered = sorted(zip(p, y))  # sortrows([predictions, labels])
+    N = len(ordered)
+    rest, up, down = N % 10, -(-N // 10), N // 10
+    S, W = [], []
+    for i in range(1, min(N, 10) + 1):
+        if i <= rest:
+            group = ordered[(i - 1) * up : i * up]
+        else:
+            group = ordered[rest + (i - 1) * down : rest + i * down]
+        S.append(abs(np.mean([g[0] for g in group]) - np.mean([g[1] for g in group])))
+        W.append(len(group) / N)
+    return float(np.dot(S, W)), float(max(S))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.6, 0.6, 0.9, 1.0]), st.integers(0, 1)),
+             min_size=1, max_size=60),
+)
+def test_positional_strategy_matches_the_authors_code(pairs):
+    # few distinct predictions: many ties, which the positional groups split by label
+    p = np.array([a for a, _ in pairs])
+    y = np.array([b for _, b in pairs])
+    ece, mce = authors_groups_ece_mce(y, p)
+    assert expected_calibration_error(y, p, strategy="positional") == pytest.approx(ece, abs=1e-12)
+    assert maximum_calibration_error(y, p, strategy="positional") == pytest.approx(mce, abs=1e-12)
+
+
+def test_positional_strategy_splits_a_tie_by_label():
+    # 20 cases share the prediction 0.5, half positive: one equal-frequency bin with gap 0,
+    # but the positional groups (2 of 10 cases each) put the 10 negatives first: gaps 0.5
+    p, y = np.full(20, 0.5), np.repeat([0, 1], 10)
+    assert expected_calibration_error(y, p, n_bins=2, strategy="quantile") == 0.0
+    assert expected_calibration_error(y, p, n_bins=2, strategy="positional") == 0.5
+    assert maximum_calibration_error(y, p, n_bins=2, strategy="positional") == 0.5
+
+
+def test_positional_strategy_rejects_weights():
+    with pytest.raises(ValueError, match="positional.*sample_weight"):
+        expected_calibration_error([0, 1], [0.2, 0.7], strategy="positional", sample_weight=[1, 2])
