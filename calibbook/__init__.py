@@ -49,6 +49,7 @@ _SUBMODULES = {
     "dpm",
     "probing",
     "experiments",
+    "guide",
     "distributed",
 }
 

@@ -1149,7 +1149,7 @@ def rank_table(results, classifier, methods, measures=("AUC", "ACC", "RMSE", "EC
         avg = average_ranks(table, measure=meas)
         ranks[meas] = avg
         mk = pd.Series("", index=avg.index)
-        fr = friedman_test(avg.to_numpy(), len(table))
+        fr = friedman_test(table, measure=meas)  # from the table, so corrected for ties
         if fr.F_pvalue < alpha and control in avg.index:
             h = holm_test(avg, len(table), control, alpha)
             for name, row in h.iterrows():

@@ -1,0 +1,267 @@
+"""The decision guide's recommendations, computed from a comparison's results.
+
+:doc:`/book/which_calibrator` draws its flowchart from :func:`recommendations` applied to
+``data/comparison_full.csv`` (the 40-data-set comparison of :doc:`/book/08_comparison`),
+so the guide cannot drift from the data. The same functions apply to a comparison run on
+other data sets with :func:`calibbook.experiments.repeated_cv_protocol`.
+
+Every recommendation rests on average ranks over data sets (rank 1 is best), the
+tie-corrected Friedman test and Holm's procedure against the best-ranked method
+(Demšar 2006): the *leading group* is the best-ranked method and every method that Holm's
+procedure cannot separate from it at level ``alpha``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .experiments import average_ranks, dataset_means, friedman_test, holm_test
+
+__all__ = ["LeadingGroup", "leading_group", "auc_changes", "recommendations"]
+
+
+@dataclass(frozen=True)
+class LeadingGroup:
+    """The best-ranked method on one measure and the methods not significantly worse.
+
+    Parameters
+    ----------
+    measure, classifier : str
+        What was ranked.
+    ranks : pandas.Series
+        Average rank of every method (1 is best), sorted.
+    best : str
+        The best-ranked method.
+    group : tuple of str
+        ``best`` and the methods that Holm's procedure does not separate from it,
+        in rank order (all methods when the Friedman test does not reject).
+    friedman_p : float
+        p-value of the Iman--Davenport form of the tie-corrected Friedman test.
+    n_datasets : int
+        Number of data sets ranked.
+
+    References
+    ----------
+    Demšar, "Statistical comparisons of classifiers over multiple data sets", JMLR 7
+    (2006); :doc:`/book/which_calibrator`.
+
+    Examples
+    --------
+    >>> from calibbook.guide import LeadingGroup
+    >>> LeadingGroup.__name__
+    'LeadingGroup'
+    """
+
+    measure: str
+    classifier: str
+    ranks: object
+    best: str
+    group: tuple
+    friedman_p: float
+    n_datasets: int
+
+    def describe(self):
+        """One line of evidence: the best method's rank, the group, the test."""
+        others = [m for m in self.group if m != self.best]
+        tied = f"; not separable from {', '.join(others)}" if others else "; ahead of all others"
+        return (f"{self.best}: {self.measure} rank {self.ranks[self.best]:.2f} of {self.ranks.size} "
+                f"on {self.n_datasets} data sets{tied} (Friedman p = {self.friedman_p:.2g}, Holm at 0.05)")
+
+
+def leading_group(summary, classifier, measure, methods, *, datasets=None, alpha=0.05):
+    """Rank ``methods`` on one measure and find the group that leads.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        Fold results or their :func:`~calibbook.experiments.fold_summary` (columns
+        ``dataset, classifier, method, measure, value``).
+    classifier, measure : str
+        Which results to rank.
+    methods : list of str
+        The methods to rank.
+    datasets : collection of str, optional
+        Restrict the ranking to these data sets.
+    alpha : float, default=0.05
+        Level of the Friedman test and of Holm's procedure.
+
+    Returns
+    -------
+    LeadingGroup
+
+    Raises
+    ------
+    ValueError
+        If fewer than two data sets remain.
+
+    References
+    ----------
+    Demšar, JMLR 7 (2006), Sections 3.2.2 (Friedman) and 3.2.3 (Holm);
+    :doc:`/book/08_comparison` derives both tests.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from calibbook.guide import leading_group
+    >>> rows = [(f"d{i}", "LR", m, "RMSE", v + 0.01 * i) for i in range(12)
+    ...         for m, v in [("A", 0.1), ("B", 0.2), ("C", 0.3)]]
+    >>> summary = pd.DataFrame(rows, columns=["dataset", "classifier", "method", "measure", "value"])
+    >>> g = leading_group(summary, "LR", "RMSE", ["A", "B", "C"])
+    >>> g.best, g.group, round(float(g.ranks["A"]), 2)
+    ('A', ('A',), 1.0)
+    """
+    table = dataset_means(summary, classifier, measure, methods)
+    if datasets is not None:
+        table = table[table.index.isin(list(datasets))]
+    if len(table) < 2:
+        raise ValueError(f"need at least 2 data sets to rank {measure} for {classifier}; got {len(table)}")
+    ranks = average_ranks(table, measure=measure).sort_values(kind="stable")
+    best = str(ranks.index[0])
+    test = friedman_test(table, measure=measure)
+    if test.F_pvalue >= alpha:
+        group = tuple(ranks.index)
+    else:
+        holm = holm_test(ranks, len(table), best, alpha)
+        group = tuple(m for m in ranks.index if m == best or not holm.loc[m, "reject"])
+    return LeadingGroup(measure, classifier, ranks, best, group, float(test.F_pvalue), len(table))
+
+
+def auc_changes(summary, methods, *, tol=1e-9):
+    """How often each method's AUC differs from the raw scores' AUC.
+
+    A strictly increasing map keeps the AUC of every test fold, so its mean AUC equals
+    the raw one in every data set and classifier; a map that merges scores into ties or
+    is not monotone (a ratio of densities) changes it.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        Fold results or their summary, with a ``raw`` method.
+    methods : list of str
+    tol : float, default=1e-9
+        Differences up to this are rounding.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index: methods; columns ``cells`` (data set x classifier cells compared),
+        ``changed`` (cells where the AUC moved), ``largest_gain`` and ``largest_loss``.
+
+    References
+    ----------
+    :doc:`/book/08_comparison`, section on ranking.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from calibbook.guide import auc_changes
+    >>> rows = [("d", "LR", "raw", "AUC", 0.8), ("d", "LR", "A", "AUC", 0.8), ("d", "LR", "B", "AUC", 0.75)]
+    >>> summary = pd.DataFrame(rows, columns=["dataset", "classifier", "method", "measure", "value"])
+    >>> auc_changes(summary, ["A", "B"])["changed"].tolist()
+    [0, 1]
+    """
+    import pandas as pd
+
+    auc = summary[summary["measure"] == "AUC"]
+    table = auc.pivot_table(index=["dataset", "classifier"], columns="method", values="value", aggfunc="mean")
+    diff = table[list(methods)].sub(table["raw"], axis=0)
+    return pd.DataFrame(
+        {
+            "cells": diff.notna().sum(),
+            "changed": (diff.abs() > tol).sum(),
+            "largest_gain": diff.max().clip(lower=0.0),
+            "largest_loss": (-diff.min()).clip(lower=0.0),
+        }
+    )
+
+
+def recommendations(summary, methods, calibration_sizes, fit_seconds, *, classifiers=("LR", "SVM", "NB"),
+                    small=1000, alpha=0.05, auc_tol=0.005):
+    """The guide's recommendation for each situation and base classifier, with its evidence.
+
+    Situations (rows of the result):
+
+    * ``keep the ranking``: the best RMSE rank among the methods whose mean AUC never
+      moved by more than ``auc_tol`` (:func:`auc_changes`); "none" if no method qualifies.
+    * ``small calibration sets``: the RMSE leading group on data sets whose calibration
+      set has fewer than ``small`` cases.
+    * ``larger calibration sets``: the same on the other data sets.
+    * ``tight time budget``: the fastest fit (``fit_seconds``) within the RMSE leading
+      group on all data sets.
+    * ``reliable bins``: the ECE leading group (equal-width bins) on all data sets.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        Fold results or their summary, including the ``raw`` method's AUC.
+    methods : list of str
+        The methods to choose from.
+    calibration_sizes : mapping
+        Data set -> number of cases the calibrators were fitted on.
+    fit_seconds : mapping
+        Method -> a fit time (for example at a million scores), to break ties on speed.
+    classifiers : sequence of str
+    small : int, default=1000
+    alpha : float, default=0.05
+    auc_tol : float, default=0.005
+        How far a method's mean AUC may move in a cell and still count as keeping the
+        ranking (a sigmoid that saturates to 1.0 in floating point merges a few scores).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index: situations; columns: a ``(classifier, "method")`` and a
+        ``(classifier, "evidence")`` column per classifier.
+
+    References
+    ----------
+    :doc:`/book/which_calibrator` displays the result on the 40 data sets.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from calibbook.guide import recommendations
+    >>> rows = [(f"d{i}", "LR", m, meas, v + 0.01 * i) for i in range(12)
+    ...         for m, v in [("A", 0.1), ("B", 0.2), ("raw", 0.3)] for meas in ("RMSE", "ECE", "AUC")]
+    >>> summary = pd.DataFrame(rows, columns=["dataset", "classifier", "method", "measure", "value"])
+    >>> sizes = {f"d{i}": 500 if i < 6 else 5000 for i in range(12)}
+    >>> recs = recommendations(summary, ["A", "B"], sizes, {"A": 2.0, "B": 0.1}, classifiers=["LR"])
+    >>> recs[("LR", "method")].tolist()
+    ['none', 'A', 'A', 'A', 'A']
+    """
+    import pandas as pd
+
+    moved = auc_changes(summary, methods)
+    moved["largest_move"] = moved[["largest_gain", "largest_loss"]].max(axis=1)
+    keepers = [m for m in methods if moved.loc[m, "largest_move"] <= auc_tol]
+    small_sets = [d for d, n in calibration_sizes.items() if n < small]
+    large_sets = [d for d, n in calibration_sizes.items() if n >= small]
+    out = {}
+    for clf in classifiers:
+        rmse = leading_group(summary, clf, "RMSE", methods, alpha=alpha)
+        cells = {}
+        if keepers:
+            best = min(keepers, key=lambda m: rmse.ranks[m])
+            cells["keep the ranking"] = (
+                best, f"{best}: RMSE rank {rmse.ranks[best]:.2f} of {rmse.ranks.size}; mean AUC within "
+                      f"{moved.loc[best, 'largest_move']:.2g} of the raw scores' in all "
+                      f"{int(moved.loc[best, 'cells'])} data set x classifier cells")
+        else:
+            least = moved["largest_move"].min()
+            cells["keep the ranking"] = ("none", f"every method moved the mean AUC by {least:.2g} or more somewhere")
+        for label, sets, bound in (("small calibration sets", small_sets, f"fewer than {small}"),
+                                   ("larger calibration sets", large_sets, f"at least {small}")):
+            g = leading_group(summary, clf, "RMSE", methods, datasets=sets, alpha=alpha)
+            cells[label] = (g.best, f"{g.describe()}; calibration sets of {bound} cases")
+        fastest = min(rmse.group, key=lambda m: fit_seconds[m])
+        cells["tight time budget"] = (
+            fastest, f"fastest fit ({fit_seconds[fastest]:.3g} s at 1e6 scores) in the RMSE leading group "
+                     f"{', '.join(rmse.group)}")
+        ece = leading_group(summary, clf, "ECE", methods, alpha=alpha)
+        cells["reliable bins"] = (ece.best, ece.describe())
+        out[(clf, "method")] = {k: v[0] for k, v in cells.items()}
+        out[(clf, "evidence")] = {k: v[1] for k, v in cells.items()}
+    frame = pd.DataFrame(out)
+    frame.columns = pd.MultiIndex.from_tuples(frame.columns)
+    return frame
+
