@@ -42,6 +42,7 @@ __all__ = [
     "paper_calibrators",
     "all_calibrators",
     "variant_calibrators",
+    "recommended_calibrators",
     "classifier_scores",
     "repeated_cv_protocol",
     "holdout_calibration_protocol",
@@ -242,6 +243,33 @@ def variant_calibrators():
         "BBQ-elbow": BBQ(prune="elbow"),
         "ENIR-elbow": ENIR(prune="elbow"),
     }
+
+
+def recommended_calibrators():
+    """One calibrator per method, each run the way the book recommends for probabilities.
+
+    Returns
+    -------
+    dict
+        name -> unfitted calibrator: ``IsoRegC``, ``BBQ``, ``ENIR`` and ``Hist`` with
+        their defaults, and ``Platt-logit``, ``KDE-logit``, ``DPM-logit`` on the logit
+        of the probability (see :func:`variant_calibrators`).
+
+    References
+    ----------
+    :doc:`/book/03_platt_scaling` and :doc:`/book/06_density_calibration` (why logit
+    inputs); :doc:`/book/08_comparison` and :doc:`/book/which_calibrator` rank these seven.
+
+    Examples
+    --------
+    >>> from calibbook.experiments import recommended_calibrators
+    >>> list(recommended_calibrators())
+    ['IsoRegC', 'BBQ', 'ENIR', 'Hist', 'Platt-logit', 'KDE-logit', 'DPM-logit']
+    """
+    out = {k: v for k, v in all_calibrators().items() if k in ("IsoRegC", "BBQ", "ENIR", "Hist")}
+    variants = variant_calibrators()
+    out.update({k: variants[k] for k in ("Platt-logit", "KDE-logit", "DPM-logit")})
+    return out
 
 
 def classifier_scores(estimator, X):

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from .experiments import average_ranks, dataset_means, friedman_test, holm_test
 
-__all__ = ["LeadingGroup", "leading_group", "auc_changes", "recommendations"]
+__all__ = ["LeadingGroup", "leading_group", "auc_changes", "recommendations", "book_recommendations"]
 
 
 @dataclass(frozen=True)
@@ -265,3 +265,54 @@ def recommendations(summary, methods, calibration_sizes, fit_seconds, *, classif
     frame.columns = pd.MultiIndex.from_tuples(frame.columns)
     return frame
 
+
+
+def book_recommendations(comparison_csv, speed_csv, *, small=1000, alpha=0.05):
+    """:func:`recommendations` for the book's files: the full comparison and the speed table.
+
+    The candidates are :func:`calibbook.experiments.recommended_calibrators`; each data set's
+    calibration set is its training folds (nine tenths of its rows, from
+    :func:`calibbook.datasets.benchmark_table`); a method's fit time is that of
+    ``speed_csv`` at a million scores (a ``-logit`` variant takes its base method's).
+
+    Parameters
+    ----------
+    comparison_csv, speed_csv : path-like
+        ``data/comparison_full.csv`` and ``data/speed_scaling.csv`` (or files of the same form).
+    small, alpha
+        As in :func:`recommendations`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`recommendations`.
+
+    References
+    ----------
+    :doc:`/book/which_calibrator` displays it; ``tests/test_guide.py`` checks that the page
+    shows what the files imply.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> import calibbook
+    >>> from calibbook.guide import book_recommendations
+    >>> data = Path(calibbook.__file__).resolve().parents[1] / "data"
+    >>> recs = book_recommendations(data / "comparison_full.csv", data / "speed_scaling.csv")  # doctest: +SKIP
+    >>> list(recs.index)  # doctest: +SKIP
+    ['keep the ranking', 'small calibration sets', 'larger calibration sets', 'tight time budget', 'reliable bins']
+    """
+    import pandas as pd
+
+    from .datasets import benchmark_table
+    from .experiments import recommended_calibrators
+
+    full = pd.read_csv(comparison_csv)
+    speed = pd.read_csv(speed_csv).set_index(["method", "n"])
+    methods = list(recommended_calibrators())
+    sizes = {row.name: int(0.9 * row.n_samples) for row in benchmark_table().itertuples()}
+    suffix = "-logit"
+    fit_seconds = {
+        m: float(speed.loc[(m[: -len(suffix)] if m.endswith(suffix) else m, 10**6), "fit_s"]) for m in methods
+    }
+    return recommendations(full, methods, sizes, fit_seconds, small=small, alpha=alpha)

@@ -94,3 +94,25 @@ def test_recommendations_follow_the_rules():
     # on all 30 data sets A and B tie at the top; the faster of the leading group wins
     assert got["tight time budget"] == "A"
     assert "A" in recs.loc["tight time budget", ("LR", "evidence")]
+
+
+def test_the_guide_page_shows_what_the_data_imply():
+    # The page's recommendations are glued from the computation when the notebook runs; if
+    # data/comparison_full.csv or data/speed_scaling.csv changed and the page was not
+    # re-executed, its stored recommendations would be stale. Recompute them from the files.
+    from calibbook.guide import book_recommendations
+
+    from .test_glue import glued_values
+
+    recs = book_recommendations(ROOT / "data" / "comparison_full.csv", ROOT / "data" / "speed_scaling.csv")
+    glued = glued_values(json.loads((ROOT / "book" / "which_calibrator.ipynb").read_text()))
+    keys = {"keep the ranking": "rank", "small calibration sets": "small", "larger calibration sets": "large",
+            "tight time budget": "fast", "reliable bins": "bins"}
+    compared = 0
+    for situation, key in keys.items():
+        for clf in ["LR", "SVM", "NB"]:
+            for kind, column in [("rec", "method"), ("why", "evidence")]:
+                stored = glued[f"{kind}_{key}_{clf}"]
+                assert stored == repr(recs.loc[situation, (clf, column)]), (situation, clf, kind)
+                compared += 1
+    assert compared == 30

@@ -1,0 +1,72 @@
+"""Every number pasted into a chapter's prose with myst-nb's glue exists in the committed outputs.
+
+A ``{glue:text}`key:fmt``` role whose key was never glued, or whose value cannot be formatted,
+would print a warning at build time and leave a gap in the sentence; this test finds it without
+building the book, and also fails on glued values that are NumPy reprs (``np.float64(...)``),
+which myst-nb cannot format.
+"""
+
+import ast
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+BOOK = Path(__file__).resolve().parent.parent / "book"
+NOTEBOOKS = sorted(BOOK.glob("*.ipynb"))
+ROLE = re.compile(r"\{glue:(text|md|any)\}`([^`]*)`")
+
+
+def glued_values(nb):
+    out = {}
+    for cell in nb["cells"]:
+        for output in cell.get("outputs", []):
+            record = output.get("metadata", {}).get("scrapbook")
+            if record:
+                data = output["data"]
+                out[record["name"]] = data.get(record.get("mime_prefix", "") + "text/plain")
+    return out
+
+
+def format_like_myst(text, fmt):
+    """What myst-nb's glue:text does: literal_eval the text/plain, convert by the type char, format."""
+    try:
+        value = ast.literal_eval(text)
+    except (SyntaxError, ValueError):
+        value = text
+    if not fmt:
+        return str(value)
+    kind = fmt[-1]
+    if kind in "bcdoxX":
+        value = int(value)
+    elif kind in "eEfFgGn%":
+        value = float(value)
+    else:
+        value = str(value)
+    return format(value, fmt)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_glue_role_has_a_formattable_value(path):
+    nb = json.loads(path.read_text())
+    glued = glued_values(nb)
+    problems = []
+    for cell in nb["cells"]:
+        if cell["cell_type"] != "markdown":
+            continue
+        for match in ROLE.finditer("".join(cell["source"])):
+            key, _, fmt = match.group(2).partition(":")
+            if "::" in key:
+                continue  # pasted from another page
+            if key not in glued or glued[key] is None:
+                problems.append(f"{key}: never glued")
+                continue
+            if glued[key].startswith(("np.", "numpy.")):
+                problems.append(f"{key}: glued as a NumPy repr {glued[key]!r}; glue a Python number")
+                continue
+            try:
+                format_like_myst(glued[key], fmt)
+            except (TypeError, ValueError) as exc:
+                problems.append(f"{key}: {glued[key]!r} cannot take the format {fmt!r} ({exc})")
+    assert not problems, problems
