@@ -2,7 +2,10 @@
 
 Bayes' rule (Eq. 4 of the paper) with each class-conditional score density
 modelled by a one-dimensional Dirichlet-process Gaussian mixture, fitted by
-variational inference with truncated stick-breaking.
+variational inference with truncated stick-breaking. The variational updates and
+the truncation are scikit-learn's (``BayesianGaussianMixture``), not the
+accelerated variational DP mixture of Kurihara, Welling & Vlassis (2007) that
+the paper used; see :class:`DPGaussianMixture1D`.
 """
 
 import numbers
@@ -56,6 +59,21 @@ class DPGaussianMixture1D:
     :class:`calibbook.DPMCalibration` fits one per class;
     :doc:`/book/06_density_calibration` derives the updates and checks them
     against scikit-learn's ``BayesianGaussianMixture``.
+
+    *Truncation.* As in scikit-learn, each of the K sticks, the last one
+    included, keeps a Beta posterior,
+    q(v_k) = Beta(1 + N_k, gamma + N_{k+1} + ... + N_K) with N_k the expected
+    (weighted) number of points in component k, so q(v_K) = Beta(1 + N_K, gamma).
+    Blei & Jordan (2006) instead fix v_K = 1, which gives component K all of
+    the stick that the first K - 1 leave. Here E[log pi_K] includes
+    E[log v_K] < 0, and the expected weights of the K components sum to less
+    than one before they are renormalised (``weights_``).
+
+    This is not the accelerated variational DP mixture of Kurihara, Welling &
+    Vlassis (2007), which Naeini, Cooper & Hauskrecht (2014) used for their DPM
+    calibrator. That method fixes the variational distributions of all
+    components beyond the truncation level at their priors (keeping the
+    process's infinite tail in the model) and caches statistics in kd-trees.
 
     Parameters
     ----------
@@ -261,6 +279,13 @@ class DPMCalibration(BaseCalibrator):
     numba. Posterior probabilities are computed as a sigmoid of the difference of
     log densities, and the Student-t tails keep that difference finite, so the
     output is never NaN, even at :math:`|s| = 10^6`.
+
+    The variational approximation is scikit-learn's truncation of Blei &
+    Jordan's stick-breaking (the last stick keeps a Beta(1 + N_K, gamma)
+    posterior), not the accelerated variant of Kurihara, Welling & Vlassis that
+    the paper used (see :class:`calibbook.dpm.DPGaussianMixture1D`). The map is a
+    ratio of two densities and is not monotone in general: it can follow a
+    non-monotone calibration map, and it can change the AUC.
 
     References
     ----------

@@ -31,6 +31,29 @@ _GRID_POINTS_PER_BANDWIDTH = 1000  # grid spacing delta = h / 1000 for the binne
 _MAX_GRID = 2**21
 _NOISE_FLOOR = 1e-11  # compact sums below this fraction of the nearby weight are rounding noise
 
+# R(K) = int K^2 and mu_2(K) = int u^2 K of each kernel, on the supports used here
+# (the standard normal; [-1, 1] for the compact kernels)
+_KERNEL_MOMENTS = {
+    "gaussian": (1.0 / (2.0 * math.sqrt(math.pi)), 1.0),
+    "boxcar": (1.0 / 2.0, 1.0 / 3.0),
+    "epanechnikov": (3.0 / 5.0, 1.0 / 5.0),
+    "tricube": (175.0 / 247.0, 35.0 / 243.0),
+}
+
+
+def _canonical_bandwidth(kernel):
+    """delta_K = (R(K) / mu_2(K)^2)^(1/5), Marron & Nolan's canonical bandwidth."""
+    roughness, mu2 = _KERNEL_MOMENTS[kernel]
+    return (roughness / mu2**2) ** 0.2
+
+
+#: Equivalent-bandwidth factors delta_K / delta_phi: the rule-of-thumb bandwidths,
+#: which are AMISE-optimal for the Gaussian kernel, are multiplied by these for the
+#: compact kernels (boxcar 1.740, Epanechnikov 2.214, tricube 2.610).
+EQUIVALENT_BANDWIDTH_FACTORS = {
+    kernel: _canonical_bandwidth(kernel) / _canonical_bandwidth("gaussian") for kernel in KERNELS
+}
+
 
 def _weighted_quantile(xs, cw, q):
     """Quantile q of sorted xs with cumulative weights cw, as np.percentile on repeated rows.
@@ -47,13 +70,13 @@ def _weighted_quantile(xs, cw, q):
     return lo + frac * (hi - lo)
 
 
-def bandwidth_rule(xs, w, rule):
+def bandwidth_rule(xs, w, rule, kernel="gaussian"):
     r"""Rule-of-thumb bandwidth from sorted scores ``xs`` with weights ``w``.
 
     N is the total weight and :math:`\sigma` the weighted standard deviation with
     the frequency-weight (unbiased) denominator N - 1, so that integer weights
     give the bandwidth of the repeated rows. :doc:`/book/06_density_calibration`
-    shows how the bandwidth shapes the calibration map.
+    shows how the bandwidth shapes the calibration map. For the Gaussian kernel:
 
     - ``"silverman"``: :math:`h = 1.06\,\sigma N^{-1/5}`, Silverman's
       normal-reference rule (the paper's choice);
@@ -62,6 +85,21 @@ def bandwidth_rule(xs, w, rule):
       bimodality (:math:`\sigma` alone when the IQR is 0);
     - ``"scott"``: :math:`h = \sigma N^{-1/5}`, Scott's factor as in
       ``scipy.stats.gaussian_kde``.
+
+    These constants minimise the asymptotic mean integrated squared error
+    (AMISE) for the Gaussian kernel only. The AMISE-optimal bandwidth of a
+    kernel K is proportional to its canonical bandwidth
+    :math:`\delta_K = (R(K) / \mu_2(K)^2)^{1/5}`, with
+    :math:`R(K) = \int K^2` and :math:`\mu_2(K) = \int u^2 K(u)\,du`
+    (Marron & Nolan 1988). For a compact kernel on [-1, 1] the rule's value is
+    therefore multiplied by the *equivalent-bandwidth factor*
+    :math:`\delta_K / \delta_\phi` (``EQUIVALENT_BANDWIDTH_FACTORS``):
+    boxcar 1.740, Epanechnikov 2.214, tricube 2.610. With these factors every
+    kernel smooths about as much as the Gaussian kernel with the rule's
+    bandwidth. The paper applied :math:`1.06\,\sigma N^{-1/5}` to the boxcar
+    kernel unscaled; ``bandwidth_rule(xs, w, "silverman")`` (the Gaussian
+    value), passed to :class:`calibbook.KDECalibration` as a number, gives that
+    bandwidth.
 
     Parameters
     ----------
@@ -72,6 +110,9 @@ def bandwidth_rule(xs, w, rule):
     rule : {"silverman", "silverman_robust", "scott"}
         The rule; any other value is taken as ``"silverman_robust"``
         (:class:`calibbook.KDECalibration` validates it).
+    kernel : {"gaussian", "boxcar", "epanechnikov", "tricube"}, default="gaussian"
+        The kernel the bandwidth is meant for; the rule's Gaussian-kernel value
+        is multiplied by the kernel's equivalent-bandwidth factor.
 
     Returns
     -------
@@ -82,7 +123,10 @@ def bandwidth_rule(xs, w, rule):
     ----------
     Silverman, "Density estimation for statistics and data analysis", Chapman &
     Hall (1986), Section 3.4.2; Scott, "Multivariate density estimation", Wiley
-    (1992); Naeini, Cooper & Hauskrecht (2014), Section 4.
+    (1992); Marron & Nolan, "Canonical kernels for density estimation",
+    Statistics & Probability Letters 7 (1988); Wand & Jones, "Kernel smoothing",
+    Chapman & Hall (1995), Section 2.7; Naeini, Cooper & Hauskrecht (2014),
+    Section 4.
 
     Examples
     --------
@@ -91,6 +135,8 @@ def bandwidth_rule(xs, w, rule):
     >>> xs = np.linspace(0.0, 1.0, 32)
     >>> round(bandwidth_rule(xs, np.ones(32), "silverman"), 4)
     0.1604
+    >>> round(bandwidth_rule(xs, np.ones(32), "silverman", kernel="boxcar"), 4)
+    0.2791
     >>> bandwidth_rule(np.zeros(3), np.ones(3), "scott")
     0.0
     """
@@ -98,7 +144,7 @@ def bandwidth_rule(xs, w, rule):
     mean = float(np.dot(w, xs) / total)
     ss = float(np.dot(w, (xs - mean) ** 2))
     sigma = math.sqrt(ss / (total - 1.0 if total > 1.0 else total))
-    factor = total ** (-0.2)
+    factor = total ** (-0.2) * EQUIVALENT_BANDWIDTH_FACTORS[kernel]
     if rule == "silverman":
         return 1.06 * sigma * factor
     if rule == "scott":
@@ -161,7 +207,12 @@ class KDECalibration(BaseCalibrator):
         scikit-learn's ``KernelDensity``.
     bandwidth : {"silverman", "silverman_robust", "scott"} or float, default="silverman"
         A rule of thumb (see :func:`calibbook.kde.bandwidth_rule`; ``"silverman"`` is the
-        paper's h = 1.06 sigma N^(-1/5)) or a fixed positive bandwidth.
+        paper's h = 1.06 sigma N^(-1/5)) or a fixed positive bandwidth. The rules
+        are AMISE-optimal constants for the Gaussian kernel; for a compact kernel
+        the rule's value is multiplied by its equivalent-bandwidth factor
+        (boxcar 1.740, Epanechnikov 2.214, tricube 2.610), so that all kernels
+        smooth alike. The paper used the unscaled value with the boxcar kernel:
+        pass ``bandwidth_rule(xs, w, "silverman")`` as a number to get it.
     shared_bandwidth : bool, default=True
         True: one bandwidth for both classes, computed from all training scores
         (the Nadaraya-Watson estimator the paper uses). False: each class gets
@@ -226,6 +277,10 @@ class KDECalibration(BaseCalibrator):
 
     Zero-weight rows are dropped. Integer weights give the same fit as repeated
     rows.
+
+    The map is a ratio of two density estimates and is not monotone in general:
+    it can follow a non-monotone calibration map (a bump or a valley), and it
+    can change the AUC of the scores.
 
     See Also
     --------
@@ -299,11 +354,11 @@ class KDECalibration(BaseCalibrator):
         """(h_0, h_1): a fixed bandwidth, one rule on all scores, or the rule per class."""
         if not isinstance(self.bandwidth, str):
             return np.array([float(self.bandwidth)] * 2)
-        pooled = bandwidth_rule(xs, w, self.bandwidth)
+        pooled = bandwidth_rule(xs, w, self.bandwidth, self.kernel)
         if self.shared_bandwidth:
             h = np.array([pooled, pooled])
         else:
-            h = np.array([bandwidth_rule(cx, cw, self.bandwidth) for cx, cw in classes])
+            h = np.array([bandwidth_rule(cx, cw, self.bandwidth, self.kernel) for cx, cw in classes])
             h[h <= 0] = pooled  # a class whose scores do not vary borrows the pooled bandwidth
         # all scores equal: every bandwidth gives the same constant map, so any will do
         h[h <= 0] = 1.0

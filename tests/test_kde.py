@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate
 
-from calibbook.kde import KERNELS, KDECalibration, bandwidth_rule
+from calibbook.kde import EQUIVALENT_BANDWIDTH_FACTORS, KERNELS, KDECalibration, bandwidth_rule
 
 from .contract import check_calibrator_contract
 
@@ -259,7 +259,7 @@ def test_logit_input_is_eq5_on_the_logits(kernel):
     cal = KDECalibration(kernel=kernel, logit_input=True, method="exact").fit(p, y)
     eps = 1e-12
     z = np.log(np.clip(p, eps, 1 - eps)) - np.log1p(-np.clip(p, eps, 1 - eps))
-    np.testing.assert_allclose(cal.bandwidth_, bandwidth_rule(z, np.ones_like(z), "silverman"), rtol=1e-12)
+    np.testing.assert_allclose(cal.bandwidth_, bandwidth_rule(z, np.ones_like(z), "silverman", kernel), rtol=1e-12)
     q = np.concatenate([p, np.linspace(0, 1, 201)])
     zq = np.log(np.clip(q, eps, 1 - eps)) - np.log1p(-np.clip(q, eps, 1 - eps))
     expected, denom = brute_eq5(z, y, np.ones_like(z), zq, kernel, *cal.bandwidth_)
@@ -272,3 +272,58 @@ def test_logit_input_needs_probabilities_and_excludes_reflect():
         KDECalibration(logit_input=True).fit([-1.0, 0.5, 2.0], [0, 1, 1])
     with pytest.raises(ValueError, match="reflect=True and logit_input=True"):
         KDECalibration(logit_input=True, reflect=True).fit([0.1, 0.5, 0.9], [0, 1, 1])
+
+
+def _roughness_and_variance(kernel):
+    """R(K) = int K^2 and mu_2(K) = int u^2 K by quadrature, from the test's own kernel formulas."""
+    K = KERNEL_FUNCTIONS[kernel]
+    lo, hi = (-np.inf, np.inf) if kernel == "gaussian" else (-1.0, 1.0)
+    mass = integrate.quad(K, lo, hi)[0]
+    roughness = integrate.quad(lambda u: K(u) ** 2, lo, hi)[0]
+    mu2 = integrate.quad(lambda u: u * u * K(u), lo, hi)[0]
+    return mass, roughness, mu2
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_equivalent_bandwidth_factor_is_canonical_bandwidth_ratio(kernel):
+    # the AMISE-optimal bandwidth is proportional to delta_K = (R(K) / mu_2(K)^2)^(1/5);
+    # the factor applied to the Gaussian rule is delta_K / delta_phi
+    mass, roughness, mu2 = _roughness_and_variance(kernel)
+    assert mass == pytest.approx(1.0, abs=1e-10)
+    _, roughness_phi, mu2_phi = _roughness_and_variance("gaussian")
+    delta = (roughness / mu2**2) ** 0.2
+    delta_phi = (roughness_phi / mu2_phi**2) ** 0.2
+    assert EQUIVALENT_BANDWIDTH_FACTORS[kernel] == pytest.approx(delta / delta_phi, rel=1e-9)
+    published = {"gaussian": 1.0, "boxcar": 1.740, "epanechnikov": 2.214, "tricube": 2.610}
+    assert EQUIVALENT_BANDWIDTH_FACTORS[kernel] == pytest.approx(published[kernel], abs=5e-4)
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("rule", ["silverman", "silverman_robust", "scott"])
+@pytest.mark.parametrize("shared", [True, False])
+def test_rule_of_thumb_uses_equivalent_bandwidth(kernel, rule, shared):
+    s, y = make_data(n=300)
+    factor = EQUIVALENT_BANDWIDTH_FACTORS[kernel]
+    xs = np.sort(s)
+    assert bandwidth_rule(xs, np.ones_like(xs), rule, kernel) == pytest.approx(
+        factor * bandwidth_rule(xs, np.ones_like(xs), rule), rel=1e-12)
+    cal = KDECalibration(kernel=kernel, bandwidth=rule, shared_bandwidth=shared).fit(s, y)
+    gaussian = KDECalibration(bandwidth=rule, shared_bandwidth=shared).fit(s, y)
+    np.testing.assert_allclose(cal.bandwidth_, factor * gaussian.bandwidth_, rtol=1e-12)
+    # the paper's unscaled bandwidth, given as a number
+    unscaled = bandwidth_rule(xs, np.ones_like(xs), rule)
+    paper = KDECalibration(kernel=kernel, bandwidth=unscaled).fit(s, y)
+    np.testing.assert_allclose(paper.bandwidth_, unscaled)
+
+
+def test_equivalent_bandwidths_give_similar_maps():
+    # with equivalent bandwidths the four kernels smooth alike: their maps are closer to the
+    # Gaussian kernel's map than with the Gaussian rule's bandwidth used unscaled
+    s, y = make_data(n=2000, seed=11)
+    q = np.linspace(-1.5, 1.5, 61)
+    gaussian = KDECalibration(method="exact").fit(s, y).predict(q)
+    h = bandwidth_rule(np.sort(s), np.ones_like(s), "silverman")
+    for kernel in ("boxcar", "epanechnikov", "tricube"):
+        scaled = KDECalibration(kernel=kernel).fit(s, y).predict(q)
+        unscaled = KDECalibration(kernel=kernel, bandwidth=h).fit(s, y).predict(q)
+        assert np.abs(scaled - gaussian).max() < np.abs(unscaled - gaussian).max()

@@ -1,9 +1,11 @@
 """Variational inference for a 1-D Dirichlet-process Gaussian mixture with weighted data.
 
-Truncated stick-breaking (Blei & Jordan 2006) with K components, Beta(1, gamma)
-sticks and a Normal-Wishart (1-D: Normal-Gamma) prior on each component's mean
-and precision, updated by coordinate ascent (Kurihara, Welling & Vlassis 2007;
-Bishop 2006, Section 10.2). The parametrisation, the order of the updates and the
+Truncated stick-breaking with K components, Beta(1, gamma) sticks and a
+Normal-Wishart (1-D: Normal-Gamma) prior on each component's mean and precision,
+updated by coordinate ascent (Blei & Jordan 2006; Bishop 2006, Section 10.2). As in
+scikit-learn, the last stick keeps a Beta(1 + N_K, gamma) posterior instead of Blei
+and Jordan's v_K = 1, and the weights are renormalised; this is not the accelerated
+variant of Kurihara, Welling & Vlassis (2007) that the density-calibration paper used. The parametrisation, the order of the updates and the
 lower bound follow scikit-learn's ``BayesianGaussianMixture`` with
 ``weight_concentration_prior_type="dirichlet_process"`` and
 ``covariance_type="full"`` in one dimension, so the two can be compared term by
