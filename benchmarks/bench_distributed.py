@@ -1,4 +1,4 @@
-"""calibbook.distributed end to end: 1e8 scored events, out of core, on one 2-core machine.
+"""calibbook.distributed end to end: 1e8 (or 1e9) scored events, out of core, on one machine.
 
 The events are generated block by block from a seeded model (a latent z ~ N(0, 1); the
 true probability is sigmoid(1.5 z - 1); the classifier's overconfident score is
@@ -13,11 +13,15 @@ exists. Two passes over the data, both on Dask's default local (threaded) schedu
 A second phase, at a size that fits in memory (1e7), times the in-memory fit against
 ``fit_distributed`` on the same rows (exact and on the grid) and checks the blockwise ECE
 against ``calibbook.metrics``. Each phase runs in its own process, so its peak RSS
-(getrusage, self + children) is its own.
+(getrusage, self + children) is its own. Besides wall time, the streamed phase records its
+CPU time (user + system, all threads): on a shared machine the wall time depends on the
+load, the CPU time much less.
 
 Run: python benchmarks/bench_distributed.py [--n 1e8] [--chunk 4e6] [--cells 1048576]
      [--compare-n 1e7] [--quick] [--csv data/distributed_benchmark.csv]
-(--csv appends one row per measured quantity, tagged with the run's start time.)
+(--events is another name for --n; --csv appends one row per measured quantity, tagged
+with the run's start time, including the machine's load average, the CPU count, the nice
+level and the library versions.)
 """
 
 import argparse
@@ -103,6 +107,12 @@ def peak_rss_mib():
     return self_kib / 1024, child_kib / 1024
 
 
+def cpu_seconds():
+    """User + system CPU time of this process so far, all threads together."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def calibrators():
     from calibbook import ENIR, IsotonicCalibration, PlattScaling
 
@@ -118,22 +128,24 @@ def phase_stream(n, chunk, cells):
     warm = make_block(0, 2000)
     for cal in calibrators().values():  # load the compiled kernels outside the timings
         cal.fit(warm[:, 0], warm[:, 1])
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), cpu_seconds()
     grid = ScoreGrid(cells, 0.0, 1.0)
     s, y, true_p = event_stream(n, chunk)
     rows = aggregate(s, y, grid=grid)
     t_aggregate = time.perf_counter() - start
+    cpu_aggregate = cpu_seconds() - cpu_start
     fitted, t_fit = {}, {}
     for name, cal in calibrators().items():
         t0 = time.perf_counter()
         fitted[name] = cal.fit(*rows[:2], sample_weight=rows[2])
         t_fit[name] = time.perf_counter() - t0
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), cpu_seconds()
     lazy = {"uncalibrated": lazy_metrics(s, y, true_p)}
     for name, cal in fitted.items():
         lazy[name] = lazy_metrics(predict_distributed(cal, s, grid=grid), y, true_p)
     (sums,) = dask.compute(lazy)
     t_predict = time.perf_counter() - t0
+    cpu_predict = cpu_seconds() - cpu0
     metrics = {name: finish_metrics(v, n) for name, v in sums.items()}
     rss_self, rss_children = peak_rss_mib()
     return {
@@ -141,6 +153,7 @@ def phase_stream(n, chunk, cells):
         "total_weight": float(rows[2].sum()),
         "t_aggregate": t_aggregate, "t_fit": t_fit, "t_predict_metrics": t_predict,
         "t_total": time.perf_counter() - start,
+        "cpu_aggregate": cpu_aggregate, "cpu_predict": cpu_predict, "cpu_total": cpu_seconds() - cpu_start,
         "isotonic_blocks": int(fitted["isotonic"].block_values_.size),
         "platt": [fitted["Platt"].a_, fitted["Platt"].b_],
         "metrics": metrics, "peak_rss_mib": rss_self, "peak_rss_children_mib": rss_children,
@@ -205,7 +218,8 @@ def run_phase(args, phase, n):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--n", type=float, default=1e8, help="events in the streamed run (default 1e8)")
+    parser.add_argument("--n", "--events", dest="n", type=float, default=1e8,
+                        help="events in the streamed run (default 1e8)")
     parser.add_argument("--chunk", type=float, default=4e6, help="events per block (default 4e6)")
     parser.add_argument("--cells", type=int, default=2**20, help="ScoreGrid cells on [0, 1] (default 2**20)")
     parser.add_argument("--compare-n", type=float, default=1e7, help="size of the in-memory comparison")
@@ -225,11 +239,14 @@ def main():
     import dask
     import numba
 
+    import calibbook
+
     run_id = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     load_before = os.getloadavg()
-    print(f"{os.cpu_count()} CPUs, load average {load_before[0]:.2f} (1 min) before the run; "
-          f"python {platform.python_version()}, numpy {np.__version__}, dask {dask.__version__}, "
-          f"numba {numba.__version__}")
+    versions = (f"calibbook {calibbook.__version__}, python {platform.python_version()}, "
+                f"numpy {np.__version__}, dask {dask.__version__}, numba {numba.__version__}")
+    print(f"{os.cpu_count()} CPUs, nice {os.nice(0)}, load average {load_before[0]:.2f} (1 min) "
+          f"before the run; {versions}")
     stream = run_phase(args, "stream", args.n)
     load_mid = os.getloadavg()
     compare = run_phase(args, "compare", args.compare_n)
@@ -243,6 +260,8 @@ def main():
     print(f"  pass 2, predict + metrics:       {stream['t_predict_metrics']:8.1f} s")
     print(f"  total wall time:                 {stream['t_total']:8.1f} s "
           f"({stream['t_process']:.1f} s with interpreter start and imports)")
+    print(f"  CPU time (user + system, all threads): pass 1 {stream['cpu_aggregate']:.1f} s, "
+          f"pass 2 {stream['cpu_predict']:.1f} s, total {stream['cpu_total']:.1f} s")
     print(f"  peak RSS: {stream['peak_rss_mib']:.0f} MiB (children {stream['peak_rss_children_mib']:.0f} MiB)")
     print(f"  {'':<13} {'ECE':>8} {'Brier':>8} {'|p - true p|':>13}")
     for name, m in stream["metrics"].items():
@@ -255,9 +274,11 @@ def main():
           f"mean {compare['mean_diff_grid']:.2e}; training MSE gap {compare['mse_gap_grid']:.2e} "
           f"<= bound {compare['mse_gap_bound']:.2e}")
     print(f"  blockwise ECE - calibbook ECE: {compare['ece_check']:.1e}; peak RSS {compare['peak_rss_mib']:.0f} MiB")
-    print(f"load average during the run: {load_mid[0]:.2f} after pass 1 and 2, {os.getloadavg()[0]:.2f} at the end")
+    load_end = os.getloadavg()
+    print(f"load average during the run: {load_mid[0]:.2f} after pass 1 and 2, {load_end[0]:.2f} at the end")
 
     if args.csv:
+        cn = f"{compare['n']:.0e}".replace("e+0", "e").replace("e+", "e")  # 10000000 -> "1e7"
         rows = [
             ("events", stream["n"], "rows", "streamed, never materialised"),
             ("block size", stream["chunk"], "rows", "events generated per Dask block"),
@@ -273,11 +294,19 @@ def main():
               for k, m in stream["metrics"].items()],
             *[(f"mean |p - true p| {k}", round(m["mae_true"], 6), "", "all events")
               for k, m in stream["metrics"].items()],
-            ("in-memory isotonic fit, 1e7 rows", round(compare["t_memory"], 2), "s", "wall time"),
-            ("fit_distributed isotonic, 1e7 rows, exact", round(compare["t_exact"], 2), "s", "wall time"),
-            ("fit_distributed isotonic, 1e7 rows, grid", round(compare["t_grid"], 2), "s", "wall time"),
+            (f"in-memory isotonic fit, {cn} rows", round(compare["t_memory"], 2), "s", "wall time"),
+            (f"fit_distributed isotonic, {cn} rows, exact", round(compare["t_exact"], 2), "s", "wall time"),
+            (f"fit_distributed isotonic, {cn} rows, grid", round(compare["t_grid"], 2), "s", "wall time"),
             ("load average before the run", round(load_before[0], 2), "", f"{os.cpu_count()} CPUs, 1-minute average"),
             ("load average after pass 2", round(load_mid[0], 2), "", "1-minute average"),
+            ("load average at the end", round(load_end[0], 2), "", "1-minute average"),
+            ("CPUs", os.cpu_count(), "", f"nice {os.nice(0)}; {versions}"),
+            ("pass 1: generate and reduce, CPU time", round(stream["cpu_aggregate"], 1), "s",
+             "user + system, all threads of the process"),
+            ("pass 2: predict and reduce to metrics, CPU time", round(stream["cpu_predict"], 1), "s",
+             "user + system, all threads of the process"),
+            ("total, CPU time", round(stream["cpu_total"], 1), "s",
+             "user + system, all threads of the process; both passes and the fits"),
         ]
         new_file = not os.path.exists(args.csv)
         with open(args.csv, "a", newline="") as fh:  # append: one file collects several runs
