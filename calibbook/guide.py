@@ -39,6 +39,8 @@ class LeadingGroup:
         p-value of the Iman--Davenport form of the tie-corrected Friedman test.
     n_datasets : int
         Number of data sets ranked.
+    alpha : float
+        The level of the tests.
 
     References
     ----------
@@ -59,13 +61,18 @@ class LeadingGroup:
     group: tuple
     friedman_p: float
     n_datasets: int
+    alpha: float = 0.05
 
     def describe(self):
         """One line of evidence: the best method's rank, the group, the test."""
+        rank = (f"{self.best}: {self.measure} rank {self.ranks[self.best]:.2f} of {self.ranks.size} "
+                f"on {self.n_datasets} data sets")
+        if self.friedman_p >= self.alpha:
+            return (f"{rank}; the Friedman test finds no significant difference among the methods "
+                    f"(p = {self.friedman_p:.2g})")
         others = [m for m in self.group if m != self.best]
-        tied = f"; not separable from {', '.join(others)}" if others else "; ahead of all others"
-        return (f"{self.best}: {self.measure} rank {self.ranks[self.best]:.2f} of {self.ranks.size} "
-                f"on {self.n_datasets} data sets{tied} (Friedman p = {self.friedman_p:.2g}, Holm at 0.05)")
+        tied = f"not separable from {', '.join(others)}" if others else "ahead of all others"
+        return f"{rank}; {tied} (Friedman p = {self.friedman_p:.2g}, then Holm at {self.alpha:g})"
 
 
 def leading_group(summary, classifier, measure, methods, *, datasets=None, alpha=0.05):
@@ -123,7 +130,7 @@ def leading_group(summary, classifier, measure, methods, *, datasets=None, alpha
     else:
         holm = holm_test(ranks, len(table), best, alpha)
         group = tuple(m for m in ranks.index if m == best or not holm.loc[m, "reject"])
-    return LeadingGroup(measure, classifier, ranks, best, group, float(test.F_pvalue), len(table))
+    return LeadingGroup(measure, classifier, ranks, best, group, float(test.F_pvalue), len(table), alpha)
 
 
 def auc_changes(summary, methods, *, tol=1e-9):
@@ -181,8 +188,11 @@ def recommendations(summary, methods, calibration_sizes, fit_seconds, *, classif
 
     Situations (rows of the result):
 
-    * ``keep the ranking``: the best RMSE rank among the methods whose mean AUC never
-      moved by more than ``auc_tol`` (:func:`auc_changes`); "none" if no method qualifies.
+    * ``keep the ranking``: among *all* the methods of ``summary`` (not only
+      ``methods``: a variant may keep the ranking where the recommended form does not),
+      those whose mean AUC never moved by more than ``auc_tol`` (:func:`auc_changes`),
+      the one with the best RMSE rank when ranked together with ``methods``; "none"
+      if no method qualifies.
     * ``small calibration sets``: the RMSE leading group on data sets whose calibration
       set has fewer than ``small`` cases.
     * ``larger calibration sets``: the same on the other data sets.
@@ -231,9 +241,11 @@ def recommendations(summary, methods, calibration_sizes, fit_seconds, *, classif
     """
     import pandas as pd
 
-    moved = auc_changes(summary, methods)
+    everyone = [m for m in summary["method"].unique() if m != "raw"]
+    moved = auc_changes(summary, everyone)
     moved["largest_move"] = moved[["largest_gain", "largest_loss"]].max(axis=1)
-    keepers = [m for m in methods if moved.loc[m, "largest_move"] <= auc_tol]
+    keepers = [m for m in everyone if moved.loc[m, "largest_move"] <= auc_tol]
+    ranked_with = list(methods) + [m for m in keepers if m not in methods]
     small_sets = [d for d, n in calibration_sizes.items() if n < small]
     large_sets = [d for d, n in calibration_sizes.items() if n >= small]
     out = {}
@@ -241,9 +253,10 @@ def recommendations(summary, methods, calibration_sizes, fit_seconds, *, classif
         rmse = leading_group(summary, clf, "RMSE", methods, alpha=alpha)
         cells = {}
         if keepers:
-            best = min(keepers, key=lambda m: rmse.ranks[m])
+            ranks = leading_group(summary, clf, "RMSE", ranked_with, alpha=alpha).ranks
+            best = min(keepers, key=lambda m: ranks[m])
             cells["keep the ranking"] = (
-                best, f"{best}: RMSE rank {rmse.ranks[best]:.2f} of {rmse.ranks.size}; mean AUC within "
+                best, f"{best}: RMSE rank {ranks[best]:.2f} of {ranks.size}; mean AUC within "
                       f"{moved.loc[best, 'largest_move']:.2g} of the raw scores' in all "
                       f"{int(moved.loc[best, 'cells'])} data set x classifier cells")
         else:
