@@ -141,7 +141,9 @@ def test_book_tolerances_are_measured_and_sane():
         assert set(meta["tolerance"]) <= {"atol", "rtol"}, f"{where}: unknown tolerance keys"
         atol, rtol = tol.tolerance_of(cell)
         assert 0 < atol + rtol, f"{where}: an empty tolerance"
-        assert atol <= 0.2 and rtol <= 0.1, f"{where}: tolerance atol={atol}, rtol={rtol} is too loose to check much"
+        # The loosest measured is chapter 8's fast-run table of average ranks over 12 data sets, where
+        # one swap of two methods on one data set moves two ranks by 1/12: 0.32 covers two swaps.
+        assert atol <= 0.35 and rtol <= 0.1, f"{where}: tolerance atol={atol}, rtol={rtol} is too loose to check much"
         measured = meta.get("measured", {})
         assert measured.get("variants"), f"{where}: a tolerance must say which variants it was measured on"
         assert measured.get("max_abs_diff", 0) > 0, f"{where}: a tolerance where nothing moved"
