@@ -59,9 +59,9 @@ __all__ = [
     "fold_summary",
 ]
 
-#: Measures computed on every test fold: those of :func:`calibbook.metrics.calibration_report`
-#: (ECE and MCE with equal-width bins), then ECE and MCE with the positional groups of the
-#: authors' evaluation code (``strategy="positional"``).
+#: Measures computed on every test fold. The first seven are those of
+#: :func:`calibbook.metrics.calibration_report` (ECE and MCE with equal-width bins); ``ECE_pos``
+#: and ``MCE_pos`` use the positional groups of the authors' evaluation code.
 MEASURES = ("AUC", "ACC", "RMSE", "ECE", "MCE", "Brier", "LogLoss", "ECE_pos", "MCE_pos")
 #: Measures for which a larger value is better; all the others are errors.
 HIGHER_IS_BETTER = frozenset({"AUC", "ACC"})
