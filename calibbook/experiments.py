@@ -1363,6 +1363,5 @@ def fold_summary(results):
     """
     keys = ["dataset", "classifier", "method", "measure"]
     grouped = results.groupby(keys, sort=True)["value"]
-    out = grouped.agg(value="mean", sd="std", n_folds="count").reset_index()
-    return out
+    return grouped.agg(value="mean", sd="std", n_folds="count").reset_index()
 

@@ -52,8 +52,9 @@ def test_leading_group_keeps_everyone_when_friedman_does_not_reject():
     rng = np.random.default_rng(1)
     table = pd.DataFrame(rng.uniform(size=(10, 4)), columns=list("ABCD"), index=[f"d{i}" for i in range(10)])
     g = leading_group(summary_from(table), "LR", "RMSE", list("ABCD"))
-    if g.friedman_p >= 0.05:
-        assert set(g.group) == set("ABCD")
+    assert g.friedman_p == pytest.approx(ex.friedman_test(table).F_pvalue) and g.friedman_p >= 0.05
+    assert set(g.group) == set("ABCD")
+    assert "no significant difference" in g.describe()
     with pytest.raises(ValueError, match="at least 2 data sets"):
         leading_group(summary_from(table), "LR", "RMSE", list("ABCD"), datasets=["d0"])
 
