@@ -13,7 +13,8 @@ For such a cell, an output passes when its text equals the committed text once e
 blanked out (white space folded), and every number is within ``atol + rtol * |committed|`` of
 the committed one. ``ignore`` (optional) is a regular expression removed from both texts first,
 for marks that flip with the arithmetic. Everything else, and every cell without a tolerance,
-is compared exactly by nbval as usual. Values glued into the prose with myst-nb's ``glue`` (outputs
+is compared exactly by nbval as usual, except an output's HTML where it also has plain text
+(a table's styled rendering: its plain text is what is checked). Values glued into the prose with myst-nb's ``glue`` (outputs
 whose MIME types start with ``application/papermill.record/``) are left out of the comparison:
 they carry full float precision to the text, where they are rounded, and what a checked cell
 checks is what it prints. ``scripts/output_spread.py`` measures the spread across arithmetic variants and
@@ -70,6 +71,18 @@ def worst_number(ref, new, atol=0.0, rtol=0.0):
     return f"{where[1]} against the committed {where[0]} is outside atol={atol:g}, rtol={rtol:g}"
 
 
+CHECK_TAG = "nbval-check-output"
+
+
+def is_checked(cell):
+    """Whether nbval compares this code cell's output (under ``--nbval-lax``).
+
+    A checked cell carries the tag ``nbval-check-output`` in its metadata, which nbval reads
+    like its ``# NBVAL_CHECK_OUTPUT`` comment, but which the rendered book does not show.
+    """
+    return cell.get("cell_type") == "code" and CHECK_TAG in cell.get("metadata", {}).get("tags", [])
+
+
 def tolerance_of(cell):
     """The (atol, rtol) a checked cell carries in its metadata, or None."""
     tol = cell.get("metadata", {}).get("calibbook", {}).get("tolerance")
@@ -104,6 +117,23 @@ def without_glue(outputs):
     return [o for o in outputs if not any(k.startswith(_GLUE_PREFIX) for k in o.get("data", {}))]
 
 
+def without_html_twins(outputs):
+    """The outputs with each HTML rendering dropped where the same output has a plain-text one.
+
+    A table is displayed as styled HTML for the book and as rounded plain text for the checks
+    (``booktools.show_table``, and pandas' own DataFrame display): the plain text carries the
+    numbers, and the tolerance applies to it; the HTML is presentation.
+    """
+    out = []
+    for o in outputs:
+        data = o.get("data", {})
+        if "text/html" in data and "text/plain" in data:
+            o = type(o)(o)  # a copy of the same kind (nbval reads NotebookNode attributes)
+            o["data"] = type(data)({k: v for k, v in data.items() if k != "text/html"})
+        out.append(o)
+    return out
+
+
 def _install():
     try:
         from nbval.plugin import IPyNbCell
@@ -114,7 +144,7 @@ def _install():
         return
 
     def compare_outputs(self, test, ref, skip_compare=None):
-        test, ref = without_glue(test), without_glue(ref)
+        test, ref = without_html_twins(without_glue(test)), without_html_twins(without_glue(ref))
         tol, ignored = tolerance_of(self.cell), ignored_of(self.cell)
         if ignored is not None:
             tol = tol or (0.0, 0.0)

@@ -1,6 +1,6 @@
 """Measure how far the book's checked numbers move between arithmetic paths, and set tolerances.
 
-The numbers that the ``# NBVAL_CHECK_OUTPUT`` cells print pass through SIMD kernels (NumPy's
+The numbers that the checked cells (tag ``nbval-check-output``) print pass through SIMD kernels (NumPy's
 runtime dispatch), BLAS kernels (OpenBLAS picks one per CPU) and numba's code generation for
 the host CPU. Learners amplify last-bit differences, so the same pinned environment prints
 slightly different numbers on another processor. This script measures that spread on one
@@ -34,7 +34,7 @@ BOOK = ROOT / "book"
 OUT = ROOT / "_build" / "spread"
 
 sys.path.insert(0, str(BOOK))
-from conftest import checked_text, ignored_of, numeric_tokens, skeleton  # noqa: E402
+from conftest import checked_text, ignored_of, is_checked, numeric_tokens, skeleton  # noqa: E402
 
 
 def optional_numpy_features():
@@ -97,7 +97,7 @@ def checked_cells(path, ignore_from=None):
     meta = json.loads(Path(ignore_from or path).read_text())["cells"]
     out = []
     for i, c in enumerate(nb["cells"]):
-        if c["cell_type"] == "code" and "NBVAL_CHECK_OUTPUT" in "".join(c["source"]):
+        if is_checked(c):
             text, ignored = checked_text(c["outputs"]), ignored_of(meta[i])
             out.append((i, c, ignored.sub("", text) if ignored else text))
     return out

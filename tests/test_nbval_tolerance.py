@@ -88,8 +88,9 @@ def _notebook(printed_value, tolerance):
     """A one-cell notebook whose committed output says 0.5000 and whose code prints printed_value."""
     meta = {"calibbook": {"tolerance": tolerance}} if tolerance else {}
     cell = {
-        "cell_type": "code", "execution_count": 1, "id": "c1", "metadata": meta,
-        "source": f"# NBVAL_CHECK_OUTPUT\nprint('ECE = {printed_value:.4f} on the test set')",
+        "cell_type": "code", "execution_count": 1, "id": "c1",
+        "metadata": {**meta, "tags": [tol.CHECK_TAG]},
+        "source": f"print('ECE = {printed_value:.4f} on the test set')",
         "outputs": [{"name": "stdout", "output_type": "stream", "text": "ECE = 0.5000 on the test set\n"}],
     }
     return {"cells": [cell], "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
@@ -124,7 +125,7 @@ def test_nbval_end_to_end(tmp_path, printed, tolerance, passes):
 def _checked_cells():
     for path in sorted(BOOK.glob("*.ipynb")):
         for i, cell in enumerate(json.loads(path.read_text())["cells"]):
-            if cell["cell_type"] == "code" and "NBVAL_CHECK_OUTPUT" in "".join(cell["source"]):
+            if tol.is_checked(cell):
                 yield f"{path.name}[{i}]", cell
 
 
@@ -172,11 +173,46 @@ def test_nbval_ignores_glued_values_but_not_printed_ones(tmp_path, printed, pass
     shutil.copy(BOOK / "conftest.py", tmp_path / "conftest.py")
     nb = _notebook(printed, None)
     cell = nb["cells"][0]
-    cell["source"] = ("# NBVAL_CHECK_OUTPUT\nfrom myst_nb import glue\n"
+    cell["source"] = ("from myst_nb import glue\n"
                       f"glue('x', 0.50000001, display=False)\nprint('ECE = {printed:.4f} on the test set')")
     cell["outputs"].insert(0, {"output_type": "display_data",
                                "metadata": {"scrapbook": {"name": "x", "mime_prefix": "application/papermill.record/"}},
                                "data": {"application/papermill.record/text/plain": "0.49999999"}})
+    (tmp_path / "check.ipynb").write_text(json.dumps(nb))
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval-lax", "--nbval-current-env",
+         "-o", "addopts=", "check.ipynb"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )
+    assert (run.returncode == 0) == passes, run.stdout[-3000:] + run.stderr[-2000:]
+
+
+def test_checks_are_cell_tags_not_visible_comments():
+    # the rendered book shows a cell's source: an nbval comment marker would show with it
+    marked = [where for where, cell in _all_code_cells() if re.search(r"#\s*NBVAL_", "".join(cell["source"]))]
+    assert not marked, f"cells with an nbval comment marker (use the cell tag {tol.CHECK_TAG!r}): {marked}"
+    assert sum(1 for _ in _checked_cells()) > 50
+
+
+def _all_code_cells():
+    for path in sorted(BOOK.glob("*.ipynb")):
+        for i, cell in enumerate(json.loads(path.read_text())["cells"]):
+            if cell["cell_type"] == "code":
+                yield f"{path.name}[{i}]", cell
+
+
+@pytest.mark.parametrize("plain, html, passes", [("0.500", "<b>0.5001</b>", True), ("0.501", "<b>0.5</b>", False)])
+def test_nbval_checks_a_tables_plain_text_not_its_html(tmp_path, plain, html, passes):
+    # a table shown as styled HTML with a plain-text twin (booktools.show_table): the plain text
+    # is checked, the HTML (ids, styling, unrounded digits) is not
+    pytest.importorskip("nbval")
+    shutil.copy(BOOK / "conftest.py", tmp_path / "conftest.py")
+    nb = _notebook(0.5, None)
+    cell = nb["cells"][0]
+    cell["source"] = ("from IPython.display import display\n"
+                      f"display({{'text/html': {html!r}, 'text/plain': {plain!r}}}, raw=True)")
+    cell["outputs"] = [{"output_type": "display_data", "metadata": {},
+                        "data": {"text/html": "<b>0.5</b>", "text/plain": "0.500"}}]
     (tmp_path / "check.ipynb").write_text(json.dumps(nb))
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval-lax", "--nbval-current-env",

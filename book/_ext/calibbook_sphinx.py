@@ -1,7 +1,10 @@
 """Sphinx glue for the calibbook book, loaded through ``sphinx.local_extensions`` in _config.yml."""
 
+from docutils import nodes
 from sphinx.ext.autosummary import autosummary_toc
 from sphinx.transforms import SphinxTransform
+
+TABLE_PREFIX = "tbl-"
 
 
 class DropAutosummaryToctrees(SphinxTransform):
@@ -18,6 +21,42 @@ class DropAutosummaryToctrees(SphinxTransform):
     def apply(self, **kwargs):
         for node in list(self.document.findall(autosummary_toc)):
             node.parent.remove(node)
+
+
+class table_figure(nodes.figure):  # noqa: N801 (docutils names nodes in lower case)
+    """A captioned notebook output that is a table: numbered "Table N", apart from the figures."""
+
+
+def _caption_text(node):
+    return next((child.astext() for child in node.children if isinstance(child, nodes.caption)), "")
+
+
+def _visit_table_figure(self, node):
+    self.visit_figure(node)
+
+
+def _depart_table_figure(self, node):
+    self.depart_figure(node)
+
+
+class NumberOutputTables(SphinxTransform):
+    """Number a captioned cell output as a table when its name starts with ``tbl-``.
+
+    myst-nb wraps a cell's output in a figure node when the cell's metadata has
+    ``mystnb: {figure: {name: ..., caption: ...}}``, whatever the output is. A rendered DataFrame
+    is a table, so it is numbered with the tables ("Table 3", ``{numref}`tbl-...```).
+    """
+
+    default_priority = 500
+
+    def apply(self, **kwargs):
+        for figure in list(self.document.findall(nodes.figure)):
+            if type(figure) is not nodes.figure or not any(i.startswith(TABLE_PREFIX) for i in figure["ids"]):
+                continue
+            table = table_figure(figure.rawsource, *figure.children, **figure.attributes)
+            figure.replace_self(table)
+            for target in table["ids"]:  # references and numbering look the node up by id
+                self.document.ids[target] = table
 
 
 def _unique_scripts(app, pagename, templatename, context, doctree):
@@ -59,6 +98,10 @@ def _nitpick_pairs_as_tuples(app, config):
 
 def setup(app):
     app.add_transform(DropAutosummaryToctrees)
+    app.add_transform(NumberOutputTables)
+    app.add_enumerable_node(
+        table_figure, "table", _caption_text, html=(_visit_table_figure, _depart_table_figure)
+    )
     app.connect("config-inited", _nitpick_pairs_as_tuples)
     app.connect("missing-reference", _resolve_lazy_alias)
     app.connect("html-page-context", _unique_scripts, priority=900)  # after the others add theirs

@@ -1,0 +1,86 @@
+"""Small helpers the chapters share: where the data files are, tables, glue and timings.
+
+The chapters import this module (``import booktools``) from ``book/``, where Jupyter and nbval
+run them. Everything here is presentation or bookkeeping; the methods live in ``calibbook``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from pathlib import Path
+
+import pandas as pd
+from IPython.display import display
+
+# The repository's data/ folder (stored results and the papers' published numbers).
+DATA = Path(__file__).resolve().parents[1] / "data"
+PAPERS = DATA / "papers"
+
+
+def full_run():
+    """Whether to run a chapter's full protocol: set ``CALIBBOOK_FULL=1`` (default: the quick run).
+
+    A chapter's parameters cell reads it once (``FULL_RUN = booktools.full_run()``); setting
+    ``FULL_RUN = True`` there does the same from inside Jupyter.
+    """
+    return os.environ.get("CALIBBOOK_FULL") == "1"
+
+
+def glue_values(**values):
+    """Glue each number into the prose as a Python float (``{glue:text}`key:.3f```)."""
+    from myst_nb import glue
+
+    for key, value in values.items():
+        glue(key, float(value), display=False)
+
+
+def show_table(table, digits=3, *, index=True, formats=None):
+    """Show a DataFrame (or its Styler) as a rounded HTML table.
+
+    The book renders the HTML. The output also carries the same table as plain text, rounded
+    the same way, which is what the notebook checks (nbval) compare; the HTML is left out of
+    that comparison (book/conftest.py), so the styling can change without touching a check.
+
+    Parameters
+    ----------
+    table : DataFrame or Styler
+        The table; a Styler keeps its styling (highlights, bars).
+    digits : int, default 3
+        Decimals of every float column not named in ``formats``.
+    index : bool, default True
+        Whether to show the index.
+    formats : dict, optional
+        Column name to a format string or function, for columns that need another format.
+    """
+    styler = table if not isinstance(table, pd.DataFrame) else table.style
+    frame = styler.data
+    formats = dict(formats or {})
+    float_columns = [c for c in frame.columns if pd.api.types.is_float_dtype(frame[c]) and c not in formats]
+    styler = styler.format(precision=digits, na_rep="", subset=float_columns or None)
+    if formats:
+        styler = styler.format(formats, na_rep="")
+    if not index:
+        styler = styler.hide(axis="index")
+    # a stable id, so that re-running a cell does not change its HTML for nothing
+    key = repr((list(map(str, frame.columns)), list(map(str, frame.index))))
+    styler = styler.set_uuid(hashlib.sha1(key.encode()).hexdigest()[:8])
+    styler = styler.set_table_attributes('class="dataframe calibbook-table"')
+    plain = frame.to_string(
+        index=index,
+        na_rep="",
+        float_format=lambda v: f"{v:.{digits}f}",
+        formatters={c: f if callable(f) else f.format for c, f in formats.items()},
+    )
+    display({"text/html": styler.to_html(), "text/plain": plain}, raw=True)
+
+
+def best_time(func, repeats=3):
+    """The shortest wall time of ``repeats`` calls of ``func()``, and the last call's result."""
+    times, result = [], None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = func()
+        times.append(time.perf_counter() - start)
+    return min(times), result

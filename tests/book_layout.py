@@ -1,0 +1,152 @@
+"""How a built chapter reads at 1280 px: the layout measures that tests/test_browser.py enforces.
+
+One JavaScript function measures a loaded page:
+
+* ``screens``: the page height in 900-pixel screens;
+* ``code_share``: the height of the visible code cells over the height of the article, both
+  without the cells tagged ``reference-implementation`` (the implementations the chapters
+  exist to show);
+* ``wide_code``: code boxes with a line wider than the box, and ``wide_code_lines`` those lines;
+* ``wide_tables``: tables and printed text outputs wider than the text column;
+* ``unnumbered``: figures (images) and tables without a numbered caption;
+* ``nbval_marks``: visible text that names an nbval marker.
+
+``python -m tests.book_layout [--html DIR] [pages...]`` prints the measures of the built chapters
+(default: _build/html; the book must be built and Chromium installed, as for the browser test).
+"""
+
+from __future__ import annotations
+
+import sys
+
+# The limits the browser test enforces on every chapter.
+MAX_CODE_SHARE = 0.15
+# Chapters 2 and 5, the two longest, must read in this many screens with their proofs folded.
+MAX_SCREENS = {"book/02_histogram_binning": 25, "book/05_near_isotonic_enir_bbq": 25}
+SCREEN_HEIGHT = 900
+
+LAYOUT_JS = """() => {
+  const article = document.querySelector('article.bd-article') || document.querySelector('main');
+  const column = article.getBoundingClientRect();
+  const visible = (el) => el.getClientRects().length > 0 && el.getBoundingClientRect().height > 0;
+  const isReference = (el) => !!el.closest('.tag_reference-implementation');
+  let code = 0, reference = 0;
+  for (const el of article.querySelectorAll('div.cell_input')) {
+    if (!visible(el)) continue;
+    const h = el.getBoundingClientRect().height;
+    if (isReference(el)) reference += h; else code += h;
+  }
+  // code boxes (cell inputs and code blocks in the prose) with lines wider than the box
+  const wideCode = [];
+  let wideLines = 0;
+  for (const pre of article.querySelectorAll('div.cell_input pre, div.highlight pre')) {
+    if (!visible(pre) || pre.closest('div.cell_output')) continue;
+    if (pre.scrollWidth <= pre.clientWidth + 1) continue;
+    const style = getComputedStyle(pre);
+    const probe = document.createElement('span');  // inside the box: its own font
+    probe.textContent = 'M'.repeat(100);
+    pre.appendChild(probe);
+    const charWidth = probe.getBoundingClientRect().width / 100;
+    probe.remove();
+    const room = pre.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    const lines = pre.textContent.split('\\n').filter((l) => l.length * charWidth > room + 1);
+    wideLines += lines.length;
+    wideCode.push(lines[0] ? lines[0].trim().slice(0, 60) : pre.textContent.slice(0, 60));
+  }
+  // tables and printed outputs wider than the text column
+  const wideTables = [];
+  for (const el of article.querySelectorAll('table, div.cell_output pre')) {
+    if (!visible(el)) continue;
+    const width = el.tagName === 'PRE' ? el.scrollWidth : el.getBoundingClientRect().width;
+    if (width > column.width + 1) wideTables.push(`${el.tagName.toLowerCase()} ${Math.round(width)}px: `
+      + el.textContent.trim().slice(0, 50));
+  }
+  // every image and every table carries a numbered caption
+  const numbered = (el) => {
+    const holder = el.closest('figure, table');
+    if (holder && holder.querySelector(':scope > figcaption .caption-number, :scope > caption .caption-number'))
+      return true;
+    const fig = el.closest('figure');
+    return !!(fig && fig.querySelector(':scope > figcaption .caption-number'));
+  };
+  const unnumbered = [];
+  for (const el of article.querySelectorAll('img, table')) {
+    if (el.closest('.bd-header, .bd-sidebar-primary, .bd-sidebar-secondary')) continue;
+    if (el.tagName === 'TABLE' && el.closest('table') !== el && el.parentElement.closest('table')) continue;
+    if (!numbered(el)) unnumbered.push(`${el.tagName.toLowerCase()}: `
+      + (el.getAttribute('alt') || el.textContent || '').trim().slice(0, 50));
+  }
+  const text = article.innerText;
+  const marks = (text.match(/NBVAL_[A-Z_]+/g) || []);
+  const height = article.getBoundingClientRect().height;
+  return {
+    screens: document.documentElement.scrollHeight / %d,
+    code_share: code / Math.max(1, height - reference),
+    wide_code: wideCode, wide_code_lines: wideLines,
+    wide_tables: wideTables, unnumbered: unnumbered, nbval_marks: marks,
+  };
+}""" % SCREEN_HEIGHT
+
+
+def layout_problems(docname: str, m: dict) -> list[str]:
+    """What the measures ``m`` of chapter ``docname`` break, in words."""
+    problems = []
+    if m["code_share"] > MAX_CODE_SHARE:
+        problems.append(f"code takes {m['code_share']:.0%} of the page (at most {MAX_CODE_SHARE:.0%})")
+    if docname in MAX_SCREENS and m["screens"] > MAX_SCREENS[docname]:
+        problems.append(f"{m['screens']:.1f} screens long (at most {MAX_SCREENS[docname]})")
+    if m["wide_code"]:
+        problems.append(f"{m['wide_code_lines']} code lines wider than their box, e.g. {m['wide_code'][:3]}")
+    if m["wide_tables"]:
+        problems.append(f"{len(m['wide_tables'])} tables or outputs wider than the column: {m['wide_tables'][:3]}")
+    if m["unnumbered"]:
+        problems.append(f"{len(m['unnumbered'])} figures or tables without a numbered caption: {m['unnumbered'][:3]}")
+    if m["nbval_marks"]:
+        problems.append(f"nbval markers visible: {sorted(set(m['nbval_marks']))}")
+    return problems
+
+
+def chapters(pages: list[str], root) -> list[str]:
+    """The pages that are notebooks (the chapters and the guide)."""
+    return [d for d in pages if (root / (d + ".ipynb")).is_file()]
+
+
+def main(argv: list[str]) -> None:
+    from urllib.parse import urljoin
+
+    from playwright.sync_api import sync_playwright
+
+    from tests import test_browser as tb
+
+    import functools
+    import http.server
+    import threading
+    from pathlib import Path
+
+    html = tb.HTML
+    if argv[:1] == ["--html"]:
+        html, argv = Path(argv[1]), argv[2:]
+    pages = argv or chapters(tb.toc_pages(), tb.ROOT)
+    handler = functools.partial(tb._QuietHandler, directory=str(html))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{httpd.server_address[1]}/"
+    print(f"{'page':36s} {'screens':>7s} {'code':>5s} {'wide code':>9s} {'wide tables':>11s} "
+          f"{'uncaptioned':>11s} {'NBVAL':>5s}")
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=tb.CHROMIUM, headless=True, args=tb.CHROMIUM_ARGS)
+        context = chromium.new_context(viewport=tb.VIEWPORT)
+        for docname in pages:
+            page = context.new_page()
+            page.goto(urljoin(base, docname + ".html"), wait_until="load")
+            m = page.evaluate(LAYOUT_JS)
+            page.close()
+            print(f"{docname.removeprefix('book/'):36s} {m['screens']:7.1f} {m['code_share']:5.0%} "
+                  f"{m['wide_code_lines']:9d} {len(m['wide_tables']):11d} {len(m['unnumbered']):11d} "
+                  f"{len(m['nbval_marks']):5d}")
+        chromium.close()
+    httpd.shutdown()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
