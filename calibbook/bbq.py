@@ -8,11 +8,51 @@ from ._binning import sorted_runs
 from .base import BaseCalibrator
 from .enir import check_pruning, pruning_alpha, relative_likelihoods
 
-__all__ = ["BBQ"]
+__all__ = ["BBQ", "bbq_bin_range"]
 
 
 def bbq_bin_range(n):
-    """Numbers of bins BBQ tries for n samples: max(1, floor(n^(1/3)/10)) .. min(ceil(n/5), ceil(10 n^(1/3)))."""
+    """The smallest and largest number of bins BBQ averages over for ``n`` samples.
+
+    BBQ scores one equal-frequency histogram for every B from
+    max(1, floor(N^(1/3) / 10)) to min(ceil(N / 5), ceil(10 N^(1/3))), the range of the
+    authors' reference code, and averages them (:doc:`/book/05_near_isotonic_enir_bbq`).
+
+    Parameters
+    ----------
+    n : int
+        N, the number of calibration cases; at least 1.
+
+    Returns
+    -------
+    (int, int)
+        B_min and B_max, with 1 <= B_min <= B_max.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` is smaller than 1 or not finite.
+
+    References
+    ----------
+    Naeini, Cooper & Hauskrecht, "Obtaining well calibrated probabilities using Bayesian
+    binning", AAAI 2015; their code, github.com/pakdaman/calibration (``BBQ/build.m``).
+
+    Examples
+    --------
+    >>> from calibbook.bbq import bbq_bin_range
+    >>> bbq_bin_range(1000)
+    (1, 100)
+    >>> bbq_bin_range(10**6)
+    (10, 1000)
+    """
+    if not np.isfinite(n) or n < 1:
+        raise ValueError(f"n must be a finite number >= 1, got {n!r}")
+    return _bin_range(n)
+
+
+def _bin_range(n):
+    # validated by the caller; a total weight below 1 gives (1, 1)
     root = float(np.cbrt(n))  # n ** (1/3) gives 99.999... for 1e6
     b_min = max(1, int(np.floor(root / 10.0)))
     b_max = max(b_min, min(int(np.ceil(n / 5.0)), int(np.ceil(10.0 * root))))
@@ -31,6 +71,9 @@ class BBQ(BaseCalibrator):
     the likelihood-weighted average of the binnings' posterior-mean bin estimates.
     :doc:`/book/05_near_isotonic_enir_bbq` derives the score of a binning and
     compares BBQ with ENIR.
+
+    Which calibrator suits your data and classifier: the decision guide,
+    :doc:`/book/which_calibrator`.
 
     Parameters
     ----------
@@ -112,7 +155,7 @@ class BBQ(BaseCalibrator):
 
         self._check_params()
         values, weights, positives = sorted_runs(scores, y, sample_weight)
-        b_min, b_max = bbq_bin_range(weights.sum())
+        b_min, b_max = _bin_range(weights.sum())
         log_ml, offsets, cuts, estimates = bbq_models(
             values, weights, positives, b_min, b_max, float(self.prior_strength), float(self.prior_clip)
         )

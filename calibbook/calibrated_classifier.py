@@ -133,6 +133,9 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     out, and :doc:`/book/07_probing` uses this class as the baseline of the
     Probing experiments.
 
+    Which calibrator suits your data and classifier: the decision guide,
+    :doc:`/book/which_calibrator`.
+
     Parameters
     ----------
     estimator : classifier, default=None

@@ -15,7 +15,7 @@ import numpy as np
 from ._logit import clipped_logit
 from .base import BaseCalibrator
 
-__all__ = ["DPMCalibration", "DPGaussianMixture1D"]
+__all__ = ["DPMCalibration", "DPGaussianMixture1D", "quantile_responsibilities"]
 
 
 
@@ -27,11 +27,63 @@ def _weighted_quantile_cuts(xs, w, n_groups):
 
 
 def quantile_responsibilities(x, w, n_components):
-    """Hard initial responsibilities: component j takes the scores between weighted quantiles.
+    """Hard initial responsibilities of the mixture fit: component j takes the j-th weighted quantile group.
 
-    Assignment is by value (a score's group is the number of cut values <= it),
-    so tied scores share a group and an integer weight acts as repeated rows.
+    The variational fit of :class:`DPGaussianMixture1D` starts from these (deterministic,
+    unlike k-means with random restarts). Assignment is by value: a score's group is the
+    number of cut values at or below it, so tied scores share a group, and an integer weight
+    acts as that many repeated rows. Groups may be empty when ties are heavy.
+    (:doc:`/book/06_density_calibration`.)
+
+    Parameters
+    ----------
+    x : array-like of shape (n,)
+        The scores, finite.
+    w : array-like of shape (n,)
+        Their weights, finite and >= 0 with a positive sum.
+    n_components : int
+        The number of mixture components, at least 1.
+
+    Returns
+    -------
+    ndarray of shape (n, n_components)
+        One-hot rows: row i has a 1 in the column of score i's group.
+
+    Raises
+    ------
+    ValueError
+        If the shapes differ, a value is not finite, a weight is negative, the weights sum
+        to 0, or ``n_components`` is smaller than 1.
+
+    References
+    ----------
+    Blei & Jordan, "Variational inference for Dirichlet process mixtures", Bayesian
+    Analysis 1 (2006); the quantile start is ours.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from calibbook.dpm import quantile_responsibilities
+    >>> quantile_responsibilities(np.array([0.1, 0.2, 0.8, 0.9]), np.ones(4), 2)
+    array([[1., 0.],
+           [1., 0.],
+           [0., 1.],
+           [0., 1.]])
     """
+    x = np.asarray(x, dtype=np.float64)
+    w = np.asarray(w, dtype=np.float64)
+    if x.ndim != 1 or x.shape != w.shape:
+        raise ValueError(f"x and w must be 1-D arrays of one shape, got {x.shape} and {w.shape}")
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(w))):
+        raise ValueError("x and w must be finite (no NaN or inf)")
+    if np.any(w < 0) or not w.sum() > 0:
+        raise ValueError("weights must be >= 0 with a positive sum")
+    if int(n_components) != n_components or n_components < 1:
+        raise ValueError(f"n_components must be an integer >= 1, got {n_components!r}")
+    return _quantile_responsibilities(x, w, int(n_components))
+
+
+def _quantile_responsibilities(x, w, n_components):
     order = np.argsort(x, kind="stable")
     cuts = _weighted_quantile_cuts(x[order], w[order], n_components)
     labels = np.searchsorted(cuts, x, side="right")
@@ -191,7 +243,7 @@ class DPGaussianMixture1D:
         from ._kernels.dpm import dp_mixture_vi
 
         if resp is None:
-            resp = quantile_responsibilities(x, w, self.n_components)
+            resp = _quantile_responsibilities(x, w, self.n_components)
         gamma, mean0, beta0, nu0, cov0 = self.priors(x, w)
         a, b, beta, mean, nu, cov, n_iter, bound, converged = dp_mixture_vi(
             x, w, np.ascontiguousarray(resp, dtype=np.float64), gamma, mean0, beta0, nu0, cov0,
@@ -237,6 +289,9 @@ class DPMCalibration(BaseCalibrator):
     mixture fitted to the scores of class t (see
     :class:`calibbook.dpm.DPGaussianMixture1D`). :doc:`/book/06_density_calibration`
     derives the method and reruns the paper's experiment.
+
+    Which calibrator suits your data and classifier: the decision guide,
+    :doc:`/book/which_calibrator`.
 
     Parameters
     ----------

@@ -212,6 +212,9 @@ class ENIR(BaseCalibrator):
     :doc:`/book/05_near_isotonic_enir_bbq` derives the path, the scoring and the
     average, and reruns the paper's experiments.
 
+    Which calibrator suits your data and classifier: the decision guide,
+    :doc:`/book/which_calibrator`.
+
     Parameters
     ----------
     criterion : {"bic", "aic", "aicc"}, default="bic"

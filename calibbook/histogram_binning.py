@@ -15,11 +15,48 @@ from ._binning import STRATEGIES, equal_frequency_fit, uniform_edges
 from ._validation import check_option
 from .base import BaseCalibrator
 
-__all__ = ["HistogramBinning"]
+__all__ = ["HistogramBinning", "auto_n_bins"]
 
 
 def auto_n_bins(n_samples):
-    """B = round(N^(1/3)): the rate-balancing choice of Section 3 of the paper (at least 1)."""
+    """The number of bins ``n_bins="auto"`` uses: B = round(N^(1/3)), at least 1.
+
+    N^(1/3) balances the two error terms of the histogram-binning bounds: the bias of a bin
+    of width about 1/B against the variance of an estimate from about N/B cases
+    (:doc:`/book/02_histogram_binning`, the trade-off section).
+
+    Parameters
+    ----------
+    n_samples : int or float
+        N, the number of calibration cases (or their total weight); at least 0.
+
+    Returns
+    -------
+    int
+        B, at least 1.
+
+    Raises
+    ------
+    ValueError
+        If ``n_samples`` is negative or not finite.
+
+    References
+    ----------
+    Naeini, Cooper & Hauskrecht, "Binary classifier calibration: non-parametric
+    approach", arXiv:1401.3390 (2014), Section 3.
+
+    Examples
+    --------
+    >>> from calibbook.histogram_binning import auto_n_bins
+    >>> auto_n_bins(1000), auto_n_bins(10), auto_n_bins(0)
+    (10, 2, 1)
+    """
+    if not np.isfinite(n_samples) or n_samples < 0:
+        raise ValueError(f"n_samples must be a finite number >= 0, got {n_samples!r}")
+    return _auto_n_bins(n_samples)
+
+
+def _auto_n_bins(n_samples):
     return max(1, int(round(float(np.cbrt(n_samples)))))
 
 
@@ -46,6 +83,9 @@ class HistogramBinning(BaseCalibrator):
     positives among the training scores in bin j, m_j / (m_j + n_j).
     :doc:`/book/02_histogram_binning` reads this as a plug-in Bayes classifier
     and proves the paper's bounds on its MCE, ECE and loss of AUC.
+
+    Which calibrator suits your data and classifier: the decision guide,
+    :doc:`/book/which_calibrator`.
 
     Parameters
     ----------
@@ -120,7 +160,7 @@ class HistogramBinning(BaseCalibrator):
         check_option(self.strategy, "strategy", STRATEGIES)
         if isinstance(self.n_bins, str):
             check_option(self.n_bins, "n_bins", ("auto",))
-            n_bins = auto_n_bins(total_weight)
+            n_bins = _auto_n_bins(total_weight)
         elif isinstance(self.n_bins, numbers.Integral) and not isinstance(self.n_bins, bool) and self.n_bins >= 1:
             n_bins = int(self.n_bins)
         else:

@@ -6,7 +6,63 @@ from ._binning import sorted_runs
 from ._validation import check_option
 from .base import BaseCalibrator
 
-__all__ = ["IsotonicCalibration"]
+__all__ = ["IsotonicCalibration", "pav_runs"]
+
+
+def pav_runs(weights, sums):
+    """Pool adjacent violators over runs sorted by score: the blocks of the isotonic fit.
+
+    Run r (the cases that share the r-th distinct score) has weight W_r > 0 and weighted
+    label sum S_r. Adjacent blocks are pooled while the left block's mean is at least the
+    right one's, so the returned block means S / W strictly increase. Each run is pushed once
+    and each pooling removes a block: O(R) for R runs. This is the compiled kernel behind
+    :class:`IsotonicCalibration`; :doc:`/book/04_isotonic_regression` derives it and proves
+    that the blocks give the weighted least-squares non-decreasing fit.
+
+    Parameters
+    ----------
+    weights : array-like of shape (R,)
+        W_r, the total weight of each run, in score order; finite and > 0.
+    sums : array-like of shape (R,)
+        S_r, the weighted sum of the labels (or responses) of each run; finite.
+
+    Returns
+    -------
+    ends : ndarray of int64, shape (n_blocks,)
+        One past the last run of each block (the blocks tile 0 .. R).
+    block_weight, block_sum : ndarray of float64, shape (n_blocks,)
+        The total weight and sum of each block; block b predicts block_sum[b] / block_weight[b].
+
+    Raises
+    ------
+    ValueError
+        If the arrays are not 1-D of one length, a value is not finite, or a weight is not
+        positive.
+
+    References
+    ----------
+    Ayer, Brunk, Ewing, Reid & Silverman, "An empirical distribution function for sampling
+    with incomplete information", Annals of Mathematical Statistics 26 (1955); Zadrozny &
+    Elkan, KDD 2002.
+
+    Examples
+    --------
+    >>> from calibbook.isotonic import pav_runs
+    >>> ends, w, s = pav_runs([1.0, 1.0, 1.0], [1.0, 0.0, 1.0])
+    >>> ends.tolist(), (s / w).tolist()
+    ([2, 3], [0.5, 1.0])
+    """
+    from ._kernels.isotonic import pav_runs as kernel
+
+    weights = np.asarray(weights, dtype=np.float64)
+    sums = np.asarray(sums, dtype=np.float64)
+    if weights.ndim != 1 or weights.shape != sums.shape:
+        raise ValueError(f"weights and sums must be 1-D arrays of one length, got {weights.shape} and {sums.shape}")
+    if not (np.all(np.isfinite(weights)) and np.all(np.isfinite(sums))):
+        raise ValueError("weights and sums must be finite (no NaN or inf)")
+    if np.any(weights <= 0):
+        raise ValueError("every run weight must be > 0")
+    return kernel(np.ascontiguousarray(weights), np.ascontiguousarray(sums))
 
 
 class IsotonicCalibration(BaseCalibrator):
@@ -17,6 +73,9 @@ class IsotonicCalibration(BaseCalibrator):
     block of consecutive sorted scores and predicts its fraction of positives.
     :doc:`/book/04_isotonic_regression` derives PAV, proves that it finds the
     minimiser, and links the fit to the convex hull of the ROC curve.
+
+    Which calibrator suits your data and classifier: the decision guide,
+    :doc:`/book/which_calibrator`.
 
     Parameters
     ----------

@@ -195,6 +195,9 @@ class KDECalibration(BaseCalibrator):
     :doc:`/book/06_density_calibration` derives it from histogram binning and
     reruns the paper's experiment.
 
+    Which calibrator suits your data and classifier: the decision guide,
+    :doc:`/book/which_calibrator`.
+
     Parameters
     ----------
     kernel : {"gaussian", "boxcar", "epanechnikov", "tricube"}, default="gaussian"

@@ -219,6 +219,9 @@ class NearIsotonicRegression(RegressorMixin, BaseEstimator):
     lam = 0 reproduces the data and a large lam the isotonic regression.
     :doc:`/book/05_near_isotonic_enir_bbq` derives it.
 
+    Which calibrator suits your data and classifier: the decision guide,
+    :doc:`/book/which_calibrator`.
+
     Parameters
     ----------
     lam : float, default=1.0

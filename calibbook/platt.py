@@ -31,6 +31,9 @@ class PlattScaling(BaseCalibrator):
     following Lin, Lin & Weng (2007). :doc:`/book/03_platt_scaling` derives the
     model, the smoothed targets and the Newton iteration.
 
+    Which calibrator suits your data and classifier: the decision guide,
+    :doc:`/book/which_calibrator`.
+
     Parameters
     ----------
     logit_input : bool, default=False

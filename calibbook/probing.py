@@ -420,6 +420,9 @@ class ProbingClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     that predict 1 for ``x``. :doc:`/book/07_probing` derives the reduction,
     proves its guarantee and reruns the paper's experiments.
 
+    Which calibrator suits your data and classifier: the decision guide,
+    :doc:`/book/which_calibrator`.
+
     Parameters
     ----------
     estimator : classifier, default=None

@@ -9,7 +9,8 @@ One JavaScript function measures a loaded page:
 * ``wide_code``: code boxes with a line wider than the box, and ``wide_code_lines`` those lines;
 * ``wide_tables``: tables and printed text outputs wider than the text column;
 * ``unnumbered``: figures (images) and tables without a numbered caption;
-* ``nbval_marks``: visible text that names an nbval marker.
+* ``nbval_marks``: visible text that names an nbval marker;
+* ``progress_bars``: outputs that show a progress bar.
 
 ``python -m tests.book_layout [--html DIR] [pages...]`` prints the measures of the built chapters
 (default: _build/html; the book must be built and Chromium installed, as for the browser test).
@@ -76,16 +77,20 @@ LAYOUT_JS = """() => {
     if (!numbered(el)) unnumbered.push(`${el.tagName.toLowerCase()}: `
       + (el.getAttribute('alt') || el.textContent || '').trim().slice(0, 50));
   }
+  // progress bars (tqdm's text or widget) left in the outputs
+  const bars = Array.from(article.querySelectorAll('div.cell_output'))
+    .filter((el) => /\d+%\|.*\||it\/s\]/.test(el.innerText) || el.querySelector('.widget-hprogress, progress'))
+    .length;
   const text = article.innerText;
   const marks = (text.match(/NBVAL_[A-Z_]+/g) || []);
   const height = article.getBoundingClientRect().height;
   return {
-    screens: document.documentElement.scrollHeight / %d,
+    screens: document.documentElement.scrollHeight / SCREEN_HEIGHT,
     code_share: code / Math.max(1, height - reference),
     wide_code: wideCode, wide_code_lines: wideLines,
-    wide_tables: wideTables, unnumbered: unnumbered, nbval_marks: marks,
+    wide_tables: wideTables, unnumbered: unnumbered, nbval_marks: marks, progress_bars: bars,
   };
-}""" % SCREEN_HEIGHT
+}""".replace("SCREEN_HEIGHT", str(SCREEN_HEIGHT))
 
 
 def layout_problems(docname: str, m: dict) -> list[str]:
@@ -101,6 +106,8 @@ def layout_problems(docname: str, m: dict) -> list[str]:
         problems.append(f"{len(m['wide_tables'])} tables or outputs wider than the column: {m['wide_tables'][:3]}")
     if m["unnumbered"]:
         problems.append(f"{len(m['unnumbered'])} figures or tables without a numbered caption: {m['unnumbered'][:3]}")
+    if m["progress_bars"]:
+        problems.append(f"{m['progress_bars']} outputs show a progress bar")
     if m["nbval_marks"]:
         problems.append(f"nbval markers visible: {sorted(set(m['nbval_marks']))}")
     return problems
@@ -132,7 +139,7 @@ def main(argv: list[str]) -> None:
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{httpd.server_address[1]}/"
     print(f"{'page':36s} {'screens':>7s} {'code':>5s} {'wide code':>9s} {'wide tables':>11s} "
-          f"{'uncaptioned':>11s} {'NBVAL':>5s}")
+          f"{'uncaptioned':>11s} {'NBVAL':>5s} {'bars':>4s}")
     with sync_playwright() as pw:
         chromium = pw.chromium.launch(executable_path=tb.CHROMIUM, headless=True, args=tb.CHROMIUM_ARGS)
         context = chromium.new_context(viewport=tb.VIEWPORT)
@@ -143,7 +150,7 @@ def main(argv: list[str]) -> None:
             page.close()
             print(f"{docname.removeprefix('book/'):36s} {m['screens']:7.1f} {m['code_share']:5.0%} "
                   f"{m['wide_code_lines']:9d} {len(m['wide_tables']):11d} {len(m['unnumbered']):11d} "
-                  f"{len(m['nbval_marks']):5d}")
+                  f"{len(m['nbval_marks']):5d} {m['progress_bars']:4d}")
         chromium.close()
     httpd.shutdown()
 

@@ -6,7 +6,8 @@ read offline: MathJax and every other asset come from _build/html), that MathJax
 typeset every formula without a TeX error and left no raw ``$$``, that no display equation is
 wider than the text column of a 1280-pixel window, that every image has
 loaded, and that every internal link (the notebook downloads included) reaches a file and
-an existing anchor. A full-page screenshot of each page goes to _build/screenshots/.
+an existing anchor. On the chapters it enforces the layout of tests/book_layout.py (code share,
+widths, numbered captions, no nbval markers or progress bars). A full-page screenshot of each page goes to _build/screenshots/.
 
 These tests need the built book, so ``make test`` runs them after ``jupyter-book build``
 (marker ``built_book``; the first pytest run deselects them). They skip when the book is
@@ -28,6 +29,8 @@ from pathlib import Path
 from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
 import pytest
+
+from tests import book_layout
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
@@ -252,8 +255,11 @@ def test_page_in_browser(docname, server, browser):
         hrefs = page.eval_on_selector_all("a[href]", "els => els.map((a) => a.getAttribute('href'))")
         problems += broken_links(server, url, hrefs)
 
-        # chapters are notebooks: the download button offers the .ipynb
+        # chapters are notebooks: the download button offers the .ipynb, and the page reads as a
+        # book (tests/book_layout.py): little code, nothing wider than the column, every figure
+        # and table numbered and captioned, no nbval markers or progress bars
         if (ROOT / (docname + ".ipynb")).is_file():
+            problems += book_layout.layout_problems(docname, page.evaluate(book_layout.LAYOUT_JS))
             download = [h for h in hrefs if h.endswith(f"_sources/{docname}.ipynb")]
             if not download:
                 problems.append("no download link to the chapter's .ipynb")
