@@ -9,6 +9,8 @@ loaded, and that every internal link (the notebook downloads included) reaches a
 an existing anchor. On the chapters it enforces the layout of tests/book_layout.py (code share,
 widths, numbered captions, no nbval markers or progress bars). A full-page screenshot of each page goes to _build/screenshots/.
 
+``CALIBBOOK_HTML`` names another build folder to test (default: _build/html).
+
 These tests need the built book, so ``make test`` runs them after ``jupyter-book build``
 (marker ``built_book``; the first pytest run deselects them). They skip when the book is
 not built or Debian's Chromium is missing: ``apt-get install chromium`` (see README.md).
@@ -33,7 +35,7 @@ import pytest
 from tests import book_layout
 
 ROOT = Path(__file__).resolve().parents[1]
-HTML = ROOT / "_build" / "html"
+HTML = Path(os.environ.get("CALIBBOOK_HTML", ROOT / "_build" / "html"))
 SCREENSHOTS = ROOT / "_build" / "screenshots"
 CHROMIUM = os.environ.get("CALIBBOOK_CHROMIUM", "/usr/bin/chromium")
 # The flags this machine needs: no sandbox as root, and no background connections
@@ -295,3 +297,23 @@ def test_no_cdn_assets():
         if tags:
             offenders[path.relative_to(HTML).as_posix()] = tags
     assert not offenders, f"{len(offenders)} pages load remote assets, e.g. {list(offenders.items())[:3]}"
+
+
+@pytest.mark.skipif(SKIP is not None, reason=SKIP or "")
+def test_a_click_enlarges_a_figure(server, browser):
+    """book/_static/enlarge.js: a figure drawn for the text column opens at window size, and
+    Escape closes it."""
+    page = browser.new_page()
+    try:
+        page.goto(urljoin(server, "book/04_isotonic_regression.html"), wait_until="load")
+        figure = page.locator("article .cell_output img").first
+        inline_width = figure.bounding_box()["width"]
+        figure.click()
+        big = page.locator(".calibbook-lightbox img")
+        assert big.count() == 1, "a click on a figure opened no enlarged view"
+        natural = page.evaluate("() => document.querySelector('.calibbook-lightbox img').naturalWidth")
+        assert big.bounding_box()["width"] >= min(natural, VIEWPORT["width"] * 0.9) - 1 >= inline_width - 1
+        page.keyboard.press("Escape")
+        assert page.locator(".calibbook-lightbox").count() == 0
+    finally:
+        page.close()
