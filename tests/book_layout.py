@@ -7,7 +7,8 @@ One JavaScript function measures a loaded page:
   without the cells tagged ``reference-implementation`` (the implementations the chapters
   exist to show);
 * ``wide_code``: code boxes with a line wider than the box, and ``wide_code_lines`` those lines;
-* ``wide_tables``: tables and printed text outputs wider than the text column;
+* ``wide_tables``: tables and printed text outputs wider than the text column or cut off;
+  (both with every folded block opened, as a reader may);
 * ``unnumbered``: figures (images) and tables without a numbered caption;
 * ``nbval_marks``: visible text that names an nbval marker;
 * ``progress_bars``: outputs that show a progress bar.
@@ -29,7 +30,8 @@ SCREEN_HEIGHT = 900
 LAYOUT_JS = """() => {
   const article = document.querySelector('article.bd-article') || document.querySelector('main');
   const column = article.getBoundingClientRect();
-  const visible = (el) => el.getClientRects().length > 0 && el.getBoundingClientRect().height > 0;
+  const visible = (el) => el.getClientRects().length > 0 && el.getBoundingClientRect().height > 0
+    && !el.closest('details:not([open])');
   const isReference = (el) => !!el.closest('.tag_reference-implementation');
   let code = 0, reference = 0;
   for (const el of article.querySelectorAll('div.cell_input')) {
@@ -37,6 +39,10 @@ LAYOUT_JS = """() => {
     const h = el.getBoundingClientRect().height;
     if (isReference(el)) reference += h; else code += h;
   }
+  const height = article.getBoundingClientRect().height;
+  // widths are checked with every fold open: a reader may open any of them
+  const closed = Array.from(article.querySelectorAll('details:not([open])'));
+  closed.forEach((d) => { d.open = true; });
   // code boxes (cell inputs and code blocks in the prose) with lines wider than the box
   const wideCode = [];
   let wideLines = 0;
@@ -54,14 +60,19 @@ LAYOUT_JS = """() => {
     wideLines += lines.length;
     wideCode.push(lines[0] ? lines[0].trim().slice(0, 60) : pre.textContent.slice(0, 60));
   }
-  // tables and printed outputs wider than the text column
+  // tables and printed outputs wider than the text column, or cut off by their box
   const wideTables = [];
   for (const el of article.querySelectorAll('table, div.cell_output pre')) {
     if (!visible(el)) continue;
-    const width = el.tagName === 'PRE' ? el.scrollWidth : el.getBoundingClientRect().width;
-    if (width > column.width + 1) wideTables.push(`${el.tagName.toLowerCase()} ${Math.round(width)}px: `
+    const rect = el.getBoundingClientRect();
+    const width = el.tagName === 'PRE' ? el.scrollWidth : rect.width;
+    const box = el.parentElement;
+    const clipped = rect.right > column.right + 1 || (box && box.scrollWidth > box.clientWidth + 1)
+      || (el.tagName === 'PRE' && el.scrollWidth > el.clientWidth + 1);
+    if (width > column.width + 1 || clipped) wideTables.push(`${el.tagName.toLowerCase()} ${Math.round(width)}px: `
       + el.textContent.trim().slice(0, 50));
   }
+  closed.forEach((d) => { d.open = false; });
   // every image and every table carries a numbered caption
   const numbered = (el) => {
     const holder = el.closest('figure, table');
@@ -83,7 +94,6 @@ LAYOUT_JS = """() => {
     .length;
   const text = article.innerText;
   const marks = (text.match(/NBVAL_[A-Z_]+/g) || []);
-  const height = article.getBoundingClientRect().height;
   return {
     screens: document.documentElement.scrollHeight / SCREEN_HEIGHT,
     code_share: code / Math.max(1, height - reference),
