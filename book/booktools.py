@@ -60,7 +60,7 @@ def show_table(table, digits=3, *, index=True, formats=None):
     float_columns = [c for c in frame.columns if pd.api.types.is_float_dtype(frame[c]) and c not in formats]
     styler = styler.format(precision=digits, na_rep="", subset=float_columns or None)
     if formats:
-        styler = styler.format(formats, na_rep="")
+        styler = styler.format(formats, subset=list(formats), na_rep="")
     if not index:
         styler = styler.hide(axis="index")
     # a stable id, so that re-running a cell does not change its HTML for nothing

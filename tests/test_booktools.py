@@ -43,6 +43,13 @@ def test_show_table_is_stable_across_calls_and_keeps_a_stylers_styling(shown):
     assert "yellow" in shown[0]["text/html"]
 
 
+def test_a_format_for_one_column_leaves_the_others_rounded(shown):
+    table = pd.DataFrame({"share": [0.125], "ECE": [0.123456789]})
+    booktools.show_table(table, digits=3, formats={"share": "{:.1%}"})
+    assert ">0.123<" in shown[0]["text/html"] and "0.123456" not in shown[0]["text/html"]
+    assert ">12.5%<" in shown[0]["text/html"]
+
+
 def test_show_table_formats_and_hidden_index(shown):
     table = pd.DataFrame({"share": [0.125, np.nan]}, index=["a", "b"])
     booktools.show_table(table, formats={"share": "{:.1%}"}, index=False)
