@@ -13,9 +13,10 @@ import inspect
 import numbers
 
 import numpy as np
+from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.frozen import FrozenEstimator
-from sklearn.model_selection import check_cv, cross_val_predict
+from sklearn.model_selection import LeaveOneOut, check_cv, cross_val_predict
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import _safe_indexing, indexable
 from sklearn.utils.multiclass import check_classification_targets
@@ -54,20 +55,29 @@ def _calibrator_for(method):
 
 
 def _response_method(estimator, calibrator):
-    """decision_function first, unless the calibrator needs probabilities."""
-    order = _RESPONSE_METHODS[::-1] if getattr(calibrator, "_requires_probabilities", False) else _RESPONSE_METHODS
+    """(method name, squash): decision_function first, unless the calibrator needs probabilities.
+
+    A calibrator that needs probabilities (ENIR, BBQ) gets ``predict_proba`` when the
+    classifier has it, else the sigmoid of ``decision_function`` (squash=True), as the ENIR
+    paper does for SVMs.
+    """
+    needs_probabilities = getattr(calibrator, "_requires_probabilities", False)
+    order = _RESPONSE_METHODS[::-1] if needs_probabilities else _RESPONSE_METHODS
     for name in order:
         if hasattr(estimator, name):
-            return name
+            return name, needs_probabilities and name == "decision_function"
     raise ValueError(
         f"{type(estimator).__name__} has neither decision_function nor predict_proba, "
         "so there is no score to calibrate."
     )
 
 
-def _scores(estimator, X, method, n_classes):
+def _scores(estimator, X, response, n_classes):
     """Scores as an (n, n_columns) array: one column when binary, one per class otherwise."""
+    method, squash = response
     raw = np.asarray(getattr(estimator, method)(X), dtype=np.float64)
+    if squash:
+        raw = expit(raw)
     if n_classes == 2:
         if raw.ndim == 2:  # predict_proba: the positive class's column
             raw = raw[:, -1]
@@ -76,11 +86,23 @@ def _scores(estimator, X, method, n_classes):
 
 
 class _ConstantMap:
-    """Stands in for a calibrator when a column's labels hold a single class."""
+    """Stands in for a calibrator when a column's labels hold a single class.
+
+    It predicts the fraction of positives, or with ``smoothed=True`` Platt's smoothed target
+    (S + 1) / (W + 2), which is where a sigmoid fitted to Platt's targets of one class lands
+    (scikit-learn's sigmoid does this: never exactly 0 or 1).
+    """
+
+    def __init__(self, smoothed=False):
+        self.smoothed = smoothed
 
     def fit(self, scores, y, sample_weight=None):
         w = np.ones_like(y, dtype=float) if sample_weight is None else sample_weight
-        self.value_ = float(np.sum(w * y) / np.sum(w)) if np.sum(w) > 0 else 0.0
+        total, positives = float(np.sum(w)), float(np.sum(w * y))
+        if self.smoothed:
+            self.value_ = (positives + 1.0) / (total + 2.0)
+        else:
+            self.value_ = positives / total if total > 0 else 0.0
         return self
 
     def predict(self, scores):
@@ -97,6 +119,8 @@ class _CalibratedPair:
         self.classes = classes
 
     def fit_calibrators(self, scores, y_encoded, sample_weight):
+        from .platt import PlattScaling
+
         n_classes = self.classes.size
         columns = [1] if n_classes == 2 else range(n_classes)
         # the fold's classifier may not have seen every class: map its columns to ours
@@ -106,7 +130,9 @@ class _CalibratedPair:
         for j, k in enumerate(columns if n_classes == 2 else self.column_classes):
             target = (y_encoded == k).astype(np.float64)
             present = target if sample_weight is None else target[sample_weight > 0]
-            cal = _calibrator_for(self.method) if 0 < present.sum() < present.size else _ConstantMap()
+            cal = _calibrator_for(self.method)
+            if not 0 < present.sum() < present.size:
+                cal = _ConstantMap(smoothed=isinstance(cal, PlattScaling))
             self.calibrators.append(cal.fit(scores[:, j], target, sample_weight))
         return self
 
@@ -149,11 +175,19 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         :class:`~calibbook.IsotonicCalibration` with linear interpolation (as in
         scikit-learn), ``"histogram"`` is
         :class:`~calibbook.HistogramBinning`, ``"enir"`` and ``"bbq"`` the ensembles
-        (which need probabilities: use a classifier with ``predict_proba``); any calibbook calibrator instance
-        (cloned for each fold and class) is accepted too.
-    cv : int, cross-validation generator or iterable, default=5
-        Folds for fitting classifier and calibrator on disjoint data (stratified
-        k-fold for an integer). Ignored for a ``FrozenEstimator``.
+        (which need probabilities: they get ``predict_proba``, or for a classifier
+        without it the sigmoid of ``decision_function``, as the ENIR paper does for
+        SVMs); any calibbook calibrator instance (cloned for each fold and class) is
+        accepted too.
+    cv : int, cross-validation generator, iterable or None, default=None
+        Folds for fitting classifier and calibrator on disjoint data: None is 5-fold,
+        an integer k is k-fold, both stratified. Ignored for a ``FrozenEstimator``. As
+        in scikit-learn, an explicit number of folds must not exceed the smallest
+        class, and ``LeaveOneOut`` is refused; so is any splitter whose every
+        calibration fold lacks a class (each calibrator would be a constant). A fold
+        that lacks a class gets a constant for it: the class's frequency in the fold,
+        or for ``"sigmoid"`` Platt's smoothed target 1 / (N + 2) (absent) or
+        (N + 1) / (N + 2) (alone), as scikit-learn's sigmoid.
     ensemble : bool, default=True
         True: keep one (classifier, calibrator) pair per fold and average their
         probabilities. False: one calibrator fitted on out-of-fold scores and a
@@ -197,7 +231,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     (2, 2)
     """
 
-    def __init__(self, estimator=None, method="sigmoid", cv=5, ensemble=True, n_jobs=None):
+    def __init__(self, estimator=None, method="sigmoid", cv=None, ensemble=True, n_jobs=None):
         self.estimator = estimator
         self.method = method
         self.cv = cv
@@ -230,8 +264,10 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         ------
         ValueError
             If the data are empty, ``y`` holds a single class, a class has fewer
-            samples than folds, ``method`` or ``ensemble`` is invalid, or the
-            classifier has neither ``decision_function`` nor ``predict_proba``.
+            samples than an explicit number of folds, ``cv`` is ``LeaveOneOut`` or
+            leaves a class out of every calibration fold, ``method`` or ``ensemble``
+            is invalid, or the classifier has neither ``decision_function`` nor
+            ``predict_proba``.
         """
         check_classification_targets(y)
         X, y = indexable(X, y)
@@ -270,10 +306,23 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
                     f"Requesting {n_folds}-fold cross-validation but some class has fewer than "
                     f"{n_folds} examples."
                 )
+            if isinstance(self.cv, LeaveOneOut):
+                raise ValueError(
+                    "LeaveOneOut cross-validation leaves one row to calibrate on, so no "
+                    "calibration fold holds both classes. Use a splitter whose test folds hold "
+                    "every class, such as StratifiedKFold."
+                )
             cv = check_cv(self.cv, y_enc, classifier=True)
             if self.ensemble:
+                splits = list(cv.split(X, y_enc))
+                if all(np.unique(y_enc[test]).size < n_classes for _, test in splits):
+                    raise ValueError(
+                        f"Every calibration (test) fold of cv={self.cv!r} lacks a class, so every "
+                        "calibrator would be a constant. Use a splitter whose test folds hold "
+                        "every class, such as StratifiedKFold."
+                    )
                 self.calibrated_classifiers_ = []
-                for train, test in cv.split(X, y_enc):
+                for train, test in splits:
                     est = clone(estimator).fit(
                         _safe_indexing(X, train), _safe_indexing(y, train), **fit_kwargs(train)
                     )
@@ -284,9 +333,10 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             else:
                 all_rows = np.arange(len(y_enc))
                 raw = cross_val_predict(
-                    clone(estimator), X, y, cv=cv, method=response, n_jobs=self.n_jobs,
+                    clone(estimator), X, y, cv=cv, method=response[0], n_jobs=self.n_jobs,
                     params=fit_kwargs(all_rows),
                 )
+                raw = expit(raw) if response[1] else raw
                 scores = raw[:, -1:] if n_classes == 2 and raw.ndim == 2 else raw.reshape(len(y_enc), -1)
                 est = clone(estimator).fit(X, y, **fit_kwargs(all_rows))
                 pair = _CalibratedPair(est, self.method, response, self.classes_)

@@ -6,12 +6,12 @@ from sklearn.calibration import CalibratedClassifierCV
 from sklearn.datasets import make_classification
 from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import StratifiedKFold
+from sklearn.model_selection import KFold, LeaveOneOut, LeavePOut, StratifiedKFold
 from sklearn.naive_bayes import GaussianNB
 from sklearn.svm import LinearSVC
 from sklearn.utils.estimator_checks import check_estimator
 
-from calibbook import HistogramBinning
+from calibbook import ENIR, HistogramBinning
 from calibbook.calibrated_classifier import CalibratedClassifier
 from calibbook.isotonic import IsotonicCalibration
 
@@ -39,7 +39,9 @@ if int(np.__version__.split(".")[0]) < 2:
     ids=["sigmoid", "isotonic", "histogram", "enir", "bbq"],
 )
 def test_check_estimator(method, xfail):
-    est = CalibratedClassifier(LogisticRegression(C=1), method=method, cv=3)
+    # default arguments otherwise, as scikit-learn's own CalibratedClassifierCV() passes every check
+    # with its defaults (cv=None: 5 folds, no fold-count check; see check_fit2d_1feature)
+    est = CalibratedClassifier(method=method)
     results = check_estimator(est, on_fail=None, expected_failed_checks=xfail)
     failed = [r["check_name"] for r in results if r["status"] == "failed"]
     assert failed == []
@@ -105,3 +107,59 @@ def test_too_few_examples_for_the_folds():
     X = np.random.default_rng(0).normal(size=(6, 2))
     with pytest.raises(ValueError, match="5-fold"):
         CalibratedClassifier(GaussianNB(), cv=5).fit(X, [0, 0, 0, 1, 1, 1])
+
+
+
+# --- issue 17: scikit-learn's CalibratedClassifierCV is the oracle -------------------------------
+@pytest.mark.parametrize("ensemble", [True, False])
+def test_leave_one_out_is_refused_as_in_scikit_learn(ensemble):
+    X, y = make_classification(n_samples=60, random_state=42)
+    for model in (CalibratedClassifierCV, CalibratedClassifier):
+        with pytest.raises(ValueError, match="LeaveOneOut"):
+            model(LogisticRegression(), cv=LeaveOneOut(), ensemble=ensemble).fit(X, y)
+
+
+def test_a_splitter_whose_every_calibration_fold_lacks_a_class_is_refused():
+    # LeavePOut(1) is LeaveOneOut under another name (scikit-learn lets it through and returns
+    # constant maps); every one-row test fold holds a single class
+    X, y = make_classification(n_samples=30, random_state=0)
+    with pytest.raises(ValueError, match="lacks a class"):
+        CalibratedClassifier(LogisticRegression(), cv=LeavePOut(1)).fit(X, y)
+
+
+@pytest.mark.parametrize("method", ["sigmoid", "isotonic"])
+def test_a_class_absent_from_a_calibration_fold_gets_scikit_learns_constant(method):
+    # fold 0 of KFold(4) holds only negatives: sklearn's sigmoid fits Platt's smoothed target
+    # 1 / (N- + 2) there (never 0); isotonic gives the empirical 0
+    y = np.array([0] * 10 + [0, 1] * 10 + [1] * 10)
+    X = np.column_stack([np.linspace(-2, 2, y.size), np.random.default_rng(0).normal(size=y.size)])
+    cv = KFold(4)
+    ours = CalibratedClassifier(LogisticRegression(), method=method, cv=cv).fit(X, y)
+    ref = CalibratedClassifierCV(LogisticRegression(), method=method, cv=cv).fit(X, y)
+    fold0, ref0 = ours.calibrated_classifiers_[0], ref.calibrated_classifiers_[0]
+    expected = 1 / (10 + 2) if method == "sigmoid" else 0.0
+    np.testing.assert_allclose(fold0.predict_proba(X)[:, 1], expected, atol=1e-12)
+    np.testing.assert_allclose(ref0.predict_proba(X)[:, 1], expected, atol=1e-6)
+    tol = 1e-4 if method == "sigmoid" else 1e-10  # the folds with both classes: see above
+    np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=tol)
+
+
+def test_a_fold_where_a_class_is_alone_gets_the_smoothed_target_too():
+    y = np.array([0] * 10 + [0, 1] * 10 + [1] * 10)
+    X = np.linspace(-2, 2, y.size).reshape(-1, 1)
+    ours = CalibratedClassifier(LogisticRegression(), method="sigmoid", cv=KFold(4)).fit(X, y)
+    np.testing.assert_allclose(ours.calibrated_classifiers_[3].predict_proba(X)[:, 1], 11 / 12)
+
+
+@pytest.mark.parametrize("method", ["enir", "bbq"])
+def test_decision_values_go_through_a_sigmoid_for_calibrators_that_need_probabilities(data, method):
+    X, y = data
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    ours = CalibratedClassifier(LinearSVC(), method=method, cv=cv).fit(X, y)
+    by_hand = []
+    for train, test in cv.split(X, y):
+        svm = LinearSVC().fit(X[train], y[train])
+        cal = (ENIR() if method == "enir" else __import__("calibbook").BBQ())
+        cal.fit(1 / (1 + np.exp(-svm.decision_function(X[test]))), y[test])
+        by_hand.append(cal.predict(1 / (1 + np.exp(-svm.decision_function(X)))))
+    np.testing.assert_allclose(ours.predict_proba(X)[:, 1], np.mean(by_hand, axis=0), atol=1e-12)
