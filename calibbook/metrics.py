@@ -381,13 +381,14 @@ def _report_row(y_true, y_prob, n_bins, strategy, sample_weight):
 
     y, p, w = check_probability_input(y_true, y_prob, sample_weight, require_both=True)
     brier = brier_score_loss(y, p, sample_weight=w)
+    binned_weight = None if sample_weight is None else w  # positional groups take no weights
     return {
         "AUC": roc_auc_score(y, p, sample_weight=w),
         # the positive class wins only a strict majority, as sklearn's argmax does
         "ACC": accuracy_score(y, p > 0.5, sample_weight=w),
         "RMSE": np.sqrt(brier),
-        "ECE": expected_calibration_error(y, p, n_bins=n_bins, strategy=strategy, sample_weight=w),
-        "MCE": maximum_calibration_error(y, p, n_bins=n_bins, strategy=strategy, sample_weight=w),
+        "ECE": expected_calibration_error(y, p, n_bins=n_bins, strategy=strategy, sample_weight=binned_weight),
+        "MCE": maximum_calibration_error(y, p, n_bins=n_bins, strategy=strategy, sample_weight=binned_weight),
         "Brier": brier,
         "LogLoss": log_loss(y, p, sample_weight=w, labels=[0, 1]),
     }

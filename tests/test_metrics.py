@@ -318,3 +318,15 @@ def test_positional_strategy_splits_a_tie_by_label():
 def test_positional_strategy_rejects_weights():
     with pytest.raises(ValueError, match="positional.*sample_weight"):
         expected_calibration_error([0, 1], [0.2, 0.7], strategy="positional", sample_weight=[1, 2])
+
+
+def test_calibration_report_takes_the_positional_strategy():
+    # the report passed a vector of ones as weights, which the positional groups refuse
+    rng = np.random.default_rng(3)
+    p = rng.uniform(size=200)
+    y = (rng.uniform(size=200) < p).astype(int)
+    report = calibration_report(y, {"m": p}, strategy="positional")
+    assert report.loc["m", "ECE"] == expected_calibration_error(y, p, strategy="positional")
+    assert report.loc["m", "MCE"] == maximum_calibration_error(y, p, strategy="positional")
+    with pytest.raises(ValueError, match="positional"):
+        calibration_report(y, p, strategy="positional", sample_weight=np.ones(200))
