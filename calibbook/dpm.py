@@ -13,6 +13,7 @@ import numbers
 import numpy as np
 
 from ._logit import clipped_logit
+from ._validation import check_sample_weight, check_scores
 from .base import BaseCalibrator
 
 __all__ = ["DPMCalibration", "DPGaussianMixture1D", "quantile_responsibilities"]
@@ -52,8 +53,8 @@ def quantile_responsibilities(x, w, n_components):
     Raises
     ------
     ValueError
-        If the shapes differ, a value is not finite, a weight is negative, the weights sum
-        to 0, or ``n_components`` is smaller than 1.
+        If the lengths differ, a value is not finite, a weight is negative, every weight
+        is 0, or ``n_components`` is smaller than 1.
 
     References
     ----------
@@ -70,14 +71,8 @@ def quantile_responsibilities(x, w, n_components):
            [0., 1.],
            [0., 1.]])
     """
-    x = np.asarray(x, dtype=np.float64)
-    w = np.asarray(w, dtype=np.float64)
-    if x.ndim != 1 or x.shape != w.shape:
-        raise ValueError(f"x and w must be 1-D arrays of one shape, got {x.shape} and {w.shape}")
-    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(w))):
-        raise ValueError("x and w must be finite (no NaN or inf)")
-    if np.any(w < 0) or not w.sum() > 0:
-        raise ValueError("weights must be >= 0 with a positive sum")
+    x = check_scores(x, name="x")
+    w = check_sample_weight(w, x.size, name="w")
     if int(n_components) != n_components or n_components < 1:
         raise ValueError(f"n_components must be an integer >= 1, got {n_components!r}")
     return _quantile_responsibilities(x, w, int(n_components))

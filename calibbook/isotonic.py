@@ -3,7 +3,7 @@
 import numpy as np
 
 from ._binning import sorted_runs
-from ._validation import check_option
+from ._validation import check_option, check_sample_weight, check_scores
 from .base import BaseCalibrator
 
 __all__ = ["IsotonicCalibration", "pav_runs"]
@@ -54,15 +54,11 @@ def pav_runs(weights, sums):
     """
     from ._kernels.isotonic import pav_runs as kernel
 
-    weights = np.asarray(weights, dtype=np.float64)
-    sums = np.asarray(sums, dtype=np.float64)
-    if weights.ndim != 1 or weights.shape != sums.shape:
-        raise ValueError(f"weights and sums must be 1-D arrays of one length, got {weights.shape} and {sums.shape}")
-    if not (np.all(np.isfinite(weights)) and np.all(np.isfinite(sums))):
-        raise ValueError("weights and sums must be finite (no NaN or inf)")
-    if np.any(weights <= 0):
-        raise ValueError("every run weight must be > 0")
-    return kernel(np.ascontiguousarray(weights), np.ascontiguousarray(sums))
+    sums = check_scores(sums, name="sums")
+    weights = check_sample_weight(weights, sums.size, name="weights")
+    if np.any(weights == 0):
+        raise ValueError("every run weight must be > 0 (a run of weight 0 has no mean)")
+    return kernel(weights, sums)
 
 
 class IsotonicCalibration(BaseCalibrator):

@@ -27,7 +27,8 @@ def test_pav_runs_equals_scikit_learn_isotonic_fit(runs):
 
 @pytest.mark.parametrize(
     "weights, sums, match",
-    [([1.0, 0.0], [0.0, 0.0], "> 0"), ([1.0, np.nan], [0.0, 0.0], "finite"), ([1.0], [0.0, 1.0], "one length")],
+    [([1.0, 0.0], [0.0, 0.0], "> 0"), ([1.0, np.nan], [0.0, 0.0], "NaN"), ([1.0], [0.0, 1.0], "entries"),
+     ([1.0, -1.0], [0.0, 0.0], "non-negative")],
 )
 def test_pav_runs_rejects_bad_runs(weights, sums, match):
     with pytest.raises(ValueError, match=match):
@@ -63,7 +64,7 @@ def test_quantile_responsibilities_integer_weights_are_repeated_rows(rows, k):
 
 
 def test_quantile_responsibilities_rejects_bad_input():
-    with pytest.raises(ValueError, match="positive sum"):
+    with pytest.raises(ValueError, match="zero everywhere"):
         quantile_responsibilities([0.1, 0.2], [0.0, 0.0], 2)
     with pytest.raises(ValueError, match="n_components"):
         quantile_responsibilities([0.1, 0.2], [1.0, 1.0], 0)

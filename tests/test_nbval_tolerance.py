@@ -84,6 +84,15 @@ def test_tolerance_of_reads_the_metadata():
     assert tol.tolerance_of(cell) == (0.002, 0.0)
 
 
+def _run_nbval(folder):
+    """nbval, with book/conftest.py, on the notebook check.ipynb in ``folder``."""
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval-lax", "--nbval-current-env",
+         "-o", "addopts=", "check.ipynb"],
+        cwd=folder, capture_output=True, text=True, timeout=300,
+    )
+
+
 def _notebook(printed_value, tolerance):
     """A one-cell notebook whose committed output says 0.5000 and whose code prints printed_value."""
     meta = {"calibbook": {"tolerance": tolerance}} if tolerance else {}
@@ -112,11 +121,7 @@ def test_nbval_end_to_end(tmp_path, printed, tolerance, passes):
     pytest.importorskip("nbval")
     shutil.copy(BOOK / "conftest.py", tmp_path / "conftest.py")
     (tmp_path / "check.ipynb").write_text(json.dumps(_notebook(printed, tolerance)))
-    run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval-lax", "--nbval-current-env",
-         "-o", "addopts=", "check.ipynb"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300,
-    )
+    run = _run_nbval(tmp_path)
     assert (run.returncode == 0) == passes, run.stdout[-3000:] + run.stderr[-2000:]
     if not passes and tolerance:
         assert "numeric tolerance of this cell" in run.stdout
@@ -179,11 +184,7 @@ def test_nbval_ignores_glued_values_but_not_printed_ones(tmp_path, printed, pass
                                "metadata": {"scrapbook": {"name": "x", "mime_prefix": "application/papermill.record/"}},
                                "data": {"application/papermill.record/text/plain": "0.49999999"}})
     (tmp_path / "check.ipynb").write_text(json.dumps(nb))
-    run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval-lax", "--nbval-current-env",
-         "-o", "addopts=", "check.ipynb"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300,
-    )
+    run = _run_nbval(tmp_path)
     assert (run.returncode == 0) == passes, run.stdout[-3000:] + run.stderr[-2000:]
 
 
@@ -214,9 +215,5 @@ def test_nbval_checks_a_tables_plain_text_not_its_html(tmp_path, plain, html, pa
     cell["outputs"] = [{"output_type": "display_data", "metadata": {},
                         "data": {"text/html": "<b>0.5</b>", "text/plain": "0.500"}}]
     (tmp_path / "check.ipynb").write_text(json.dumps(nb))
-    run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval-lax", "--nbval-current-env",
-         "-o", "addopts=", "check.ipynb"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300,
-    )
+    run = _run_nbval(tmp_path)
     assert (run.returncode == 0) == passes, run.stdout[-3000:] + run.stderr[-2000:]
