@@ -76,6 +76,57 @@ def show_table(table, digits=3, *, index=True, formats=None):
     display({"text/html": styler.to_html(), "text/plain": plain}, raw=True)
 
 
+def make_learners(seed=0):
+    """The ten learners of Niculescu-Mizil & Caruana (2005), as scikit-learn models.
+
+    Chapters 1 and 4 use them to show each learner's typical distortion and what calibration
+    does to it. The margin and distance methods get standardised inputs.
+
+    Parameters
+    ----------
+    seed : int, default 0
+        ``random_state`` of every learner that has one.
+
+    Returns
+    -------
+    dict
+        Name to unfitted estimator, in the paper's order of discussion.
+    """
+    from sklearn.ensemble import AdaBoostClassifier, BaggingClassifier, RandomForestClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.neural_network import MLPClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVC
+    from sklearn.tree import DecisionTreeClassifier
+
+    def scaled(model):
+        return make_pipeline(StandardScaler(), model)
+
+    return {
+        "boosted trees": AdaBoostClassifier(
+            DecisionTreeClassifier(max_depth=3), n_estimators=200, random_state=seed
+        ),
+        "boosted stumps": AdaBoostClassifier(
+            DecisionTreeClassifier(max_depth=1), n_estimators=300, random_state=seed
+        ),
+        "SVM": scaled(SVC(kernel="rbf")),
+        "naive Bayes": GaussianNB(),
+        "random forest": RandomForestClassifier(n_estimators=200, random_state=seed),
+        "bagged trees": BaggingClassifier(DecisionTreeClassifier(), n_estimators=50, random_state=seed),
+        "neural net": scaled(
+            MLPClassifier(
+                hidden_layer_sizes=(32,), alpha=1e-3, max_iter=500, early_stopping=True, random_state=seed
+            )
+        ),
+        "logistic regression": scaled(LogisticRegression(max_iter=2000)),
+        "KNN": scaled(KNeighborsClassifier(n_neighbors=50)),
+        "decision tree": DecisionTreeClassifier(min_samples_leaf=10, random_state=seed),
+    }
+
+
 def best_time(func, repeats=3):
     """The shortest wall time of ``repeats`` calls of ``func()``, and the last call's result."""
     times, result = [], None
