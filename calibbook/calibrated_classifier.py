@@ -9,8 +9,8 @@ A classifier wrapped in ``sklearn.frozen.FrozenEstimator`` is used as it is and
 the calibrator is fitted on all the data given to ``fit``.
 """
 
-import inspect
 import numbers
+import warnings
 
 import numpy as np
 from scipy.special import expit
@@ -19,8 +19,9 @@ from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import LeaveOneOut, check_cv, cross_val_predict
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import _safe_indexing, indexable
+from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, _routing_enabled, process_routing
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, _num_samples, check_is_fitted
+from sklearn.utils.validation import _check_sample_weight, _num_samples, check_is_fitted, has_fit_parameter
 
 __all__ = ["CalibratedClassifier"]
 
@@ -83,6 +84,14 @@ def _scores(estimator, X, response, n_classes):
             raw = raw[:, -1]
         return raw.reshape(-1, 1)
     return raw
+
+
+def _num_samples_or_none(value):
+    """The number of rows of an array-like, or None for anything else (a scalar, a dict)."""
+    try:
+        return _num_samples(value)
+    except TypeError:
+        return None
 
 
 class _ConstantMap:
@@ -245,7 +254,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             return LogisticRegression()
         return self.estimator
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit classifier(s) and calibrator(s).
 
         Parameters
@@ -254,7 +263,14 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), optional
             Passed to the calibrators, and to the classifier when its ``fit``
-            accepts it.
+            accepts it (with a warning when it does not: the classifier is then
+            fitted unweighted). With scikit-learn's metadata routing enabled, the
+            classifier gets it only if it requests it (``set_fit_request``).
+        **fit_params : dict
+            Passed to the classifier's ``fit``, the rows of each fold for an
+            array-like of one entry per sample. With metadata routing enabled, they
+            go where they are requested: to the classifier's ``fit`` or to the
+            splitter (``groups`` for a group splitter).
 
         Returns
         -------
@@ -288,11 +304,29 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             sample_weight = _check_sample_weight(sample_weight, X)
         estimator = self._estimator()
         response = _response_method(estimator, calibrator)
-        takes_weight = "sample_weight" in inspect.signature(estimator.fit).parameters
-        fit_kwargs = lambda idx: (  # noqa: E731 - weights of a subset, when the classifier takes them
-            {"sample_weight": _safe_indexing(sample_weight, idx)}
-            if sample_weight is not None and takes_weight else {}
-        )
+        if _routing_enabled():
+            routed = process_routing(self, "fit", sample_weight=sample_weight, **fit_params)
+            estimator_params, split_params = routed.estimator.fit, routed.splitter.split
+        else:
+            estimator_params, split_params = dict(fit_params), {}
+            if sample_weight is not None and has_fit_parameter(estimator, "sample_weight"):
+                estimator_params["sample_weight"] = sample_weight
+            elif sample_weight is not None:
+                warnings.warn(
+                    f"{type(estimator).__name__}.fit does not accept sample_weight, so the weights "
+                    "reach only the calibrators and the classifier is fitted unweighted.",
+                    UserWarning,
+                    stacklevel=2,
+                )
+        n_rows = _num_samples(X)
+
+        def fit_kwargs(rows):
+            # the classifier's fit parameters for a subset of the rows: per-sample ones are cut
+            return {
+                key: _safe_indexing(value, rows) if _num_samples_or_none(value) == n_rows else value
+                for key, value in estimator_params.items()
+            }
+
         n_classes = self.classes_.size
 
         if isinstance(estimator, FrozenEstimator):
@@ -314,7 +348,7 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
                 )
             cv = check_cv(self.cv, y_enc, classifier=True)
             if self.ensemble:
-                splits = list(cv.split(X, y_enc))
+                splits = list(cv.split(X, y_enc, **split_params))
                 if all(np.unique(y_enc[test]).size < n_classes for _, test in splits):
                     raise ValueError(
                         f"Every calibration (test) fold of cv={self.cv!r} lacks a class, so every "
@@ -331,14 +365,13 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
                     w = None if sample_weight is None else sample_weight[test]
                     self.calibrated_classifiers_.append(pair.fit_calibrators(scores, y_enc[test], w))
             else:
-                all_rows = np.arange(len(y_enc))
                 raw = cross_val_predict(
                     clone(estimator), X, y, cv=cv, method=response[0], n_jobs=self.n_jobs,
-                    params=fit_kwargs(all_rows),
+                    params={**estimator_params, **split_params},
                 )
                 raw = expit(raw) if response[1] else raw
                 scores = raw[:, -1:] if n_classes == 2 and raw.ndim == 2 else raw.reshape(len(y_enc), -1)
-                est = clone(estimator).fit(X, y, **fit_kwargs(all_rows))
+                est = clone(estimator).fit(X, y, **estimator_params)
                 pair = _CalibratedPair(est, self.method, response, self.classes_)
                 self.calibrated_classifiers_ = [pair.fit_calibrators(scores, y_enc, sample_weight)]
 
@@ -384,6 +417,23 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         """
         check_is_fitted(self)
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+    def get_metadata_routing(self):
+        """Where ``fit`` routes metadata when scikit-learn's metadata routing is enabled.
+
+        As in ``CalibratedClassifierCV``: the classifier's ``fit`` and the splitter's
+        ``split`` each receive what they request.
+
+        Returns
+        -------
+        sklearn.utils.metadata_routing.MetadataRouter
+        """
+        return (
+            MetadataRouter(owner=self)
+            .add_self_request(self)
+            .add(estimator=self._estimator(), method_mapping=MethodMapping().add(caller="fit", callee="fit"))
+            .add(splitter=self.cv, method_mapping=MethodMapping().add(caller="fit", callee="split"))
+        )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -163,3 +163,50 @@ def test_decision_values_go_through_a_sigmoid_for_calibrators_that_need_probabil
         cal.fit(1 / (1 + np.exp(-svm.decision_function(X[test]))), y[test])
         by_hand.append(cal.predict(1 / (1 + np.exp(-svm.decision_function(X)))))
     np.testing.assert_allclose(ours.predict_proba(X)[:, 1], np.mean(by_hand, axis=0), atol=1e-12)
+
+
+# --- issue 17, items 7 and 8: fit parameters, metadata routing, dropped weights ------------------
+def test_fit_params_reach_the_classifier_as_in_scikit_learn(data):
+    from sklearn.linear_model import SGDClassifier
+
+    X, y = data
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    def params():  # fresh arrays each time: SGDClassifier.fit updates coef_init in place
+        return dict(coef_init=np.full(X.shape[1], 0.5), intercept_init=np.array([0.2]))
+
+    sgd = SGDClassifier(max_iter=5, tol=None, random_state=0)
+    for ensemble in (True, False):
+        ours = CalibratedClassifier(sgd, method="isotonic", cv=cv, ensemble=ensemble).fit(X, y, **params())
+        ref = CalibratedClassifierCV(sgd, method="isotonic", cv=cv, ensemble=ensemble).fit(X, y, **params())
+        plain = CalibratedClassifier(sgd, method="isotonic", cv=cv, ensemble=ensemble).fit(X, y)
+        np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-10)
+        assert np.abs(plain.predict_proba(X) - ours.predict_proba(X)).max() > 1e-3  # they did arrive
+
+
+def test_metadata_routing_as_in_scikit_learn(data):
+    import sklearn
+    from sklearn.model_selection import GroupKFold
+
+    X, y = data
+    w = np.random.default_rng(1).integers(1, 4, size=len(y)).astype(float)
+    groups = np.arange(len(y)) % 7
+    with sklearn.config_context(enable_metadata_routing=True):
+        lr = LogisticRegression().set_fit_request(sample_weight=True)
+        cv = GroupKFold(3)
+        ours = CalibratedClassifier(lr, method="isotonic", cv=cv).fit(X, y, sample_weight=w, groups=groups)
+        ref = CalibratedClassifierCV(lr, method="isotonic", cv=cv).fit(X, y, sample_weight=w, groups=groups)
+        np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-10)
+        unrequested = LogisticRegression()  # weights passed but not requested: both refuse
+        for model in (CalibratedClassifier, CalibratedClassifierCV):
+            with pytest.raises(Exception, match="sample_weight"):
+                model(unrequested, cv=3).fit(X, y, sample_weight=w)
+
+
+def test_weights_the_classifier_cannot_take_are_dropped_with_a_warning(data):
+    from sklearn.neighbors import KNeighborsClassifier
+
+    X, y = data
+    w = np.ones(len(y))
+    for model in (CalibratedClassifier, CalibratedClassifierCV):
+        with pytest.warns(UserWarning, match="sample_weight"):
+            model(KNeighborsClassifier(), cv=3).fit(X, y, sample_weight=w)
