@@ -14,6 +14,7 @@ _LAZY = {
     "BaseCalibrator": "calibbook.base",
     "HistogramBinning": "calibbook.histogram_binning",
     "PlattScaling": "calibbook.platt",
+    "TemperatureScaling": "calibbook.platt",
     "IsotonicCalibration": "calibbook.isotonic",
     "CalibratedClassifier": "calibbook.calibrated_classifier",
     "NearIsotonicRegression": "calibbook.near_isotonic",

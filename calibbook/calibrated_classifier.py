@@ -28,16 +28,21 @@ __all__ = ["CalibratedClassifier"]
 _RESPONSE_METHODS = ("decision_function", "predict_proba")
 
 
-def _calibrator_for(method):
-    """A fresh, unfitted calibrator for a method name or a calibrator instance."""
+def _calibrator_for(method, probabilities=False):
+    """A fresh, unfitted calibrator for a method name or a calibrator instance.
+
+    ``probabilities``: the scores are ``predict_proba`` columns, so temperature scaling
+    works on their logits (as scikit-learn's does).
+    """
     from .bbq import BBQ
     from .enir import ENIR
     from .histogram_binning import HistogramBinning
     from .isotonic import IsotonicCalibration
-    from .platt import PlattScaling
+    from .platt import PlattScaling, TemperatureScaling
 
     named = {
         "sigmoid": PlattScaling,
+        "temperature": lambda: TemperatureScaling(logit_input=probabilities),
         # linear interpolation, as scikit-learn: continuous in the score, so a score that
         # moves by a rounding error cannot jump to the neighbouring PAV block
         "isotonic": lambda: IsotonicCalibration(interpolation="linear"),
@@ -139,7 +144,7 @@ class _CalibratedPair:
         for j, k in enumerate(columns if n_classes == 2 else self.column_classes):
             target = (y_encoded == k).astype(np.float64)
             present = target if sample_weight is None else target[sample_weight > 0]
-            cal = _calibrator_for(self.method)
+            cal = _calibrator_for(self.method, probabilities=self.response[0] == "predict_proba")
             if not 0 < present.sum() < present.size:
                 cal = _ConstantMap(smoothed=isinstance(cal, PlattScaling))
             self.calibrators.append(cal.fit(scores[:, j], target, sample_weight))
@@ -179,8 +184,12 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         calibrator needs probabilities). None means ``LogisticRegression()``.
         Wrap a fitted classifier in ``sklearn.frozen.FrozenEstimator`` to calibrate
         it as it is on the data passed to ``fit``.
-    method : {"sigmoid", "isotonic", "histogram", "enir", "bbq"} or calibrator, default="sigmoid"
-        ``"sigmoid"`` is :class:`~calibbook.PlattScaling`, ``"isotonic"`` is
+    method : {"sigmoid", "temperature", "isotonic", "histogram", "enir", "bbq"} or calibrator, default="sigmoid"
+        ``"sigmoid"`` is :class:`~calibbook.PlattScaling`, ``"temperature"``
+        :class:`~calibbook.TemperatureScaling` (on the logits of ``predict_proba``
+        when the classifier has no ``decision_function``; with more than two
+        classes one temperature per class, one-vs-rest, where scikit-learn fits one
+        on the softmax), ``"isotonic"`` is
         :class:`~calibbook.IsotonicCalibration` with linear interpolation (as in
         scikit-learn), ``"histogram"`` is
         :class:`~calibbook.HistogramBinning`, ``"enir"`` and ``"bbq"`` the ensembles

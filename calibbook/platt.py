@@ -7,7 +7,7 @@ import numpy as np
 from ._logit import clipped_logit
 from .base import BaseCalibrator
 
-__all__ = ["PlattScaling"]
+__all__ = ["PlattScaling", "TemperatureScaling"]
 
 
 
@@ -112,3 +112,86 @@ class PlattScaling(BaseCalibrator):
         # 1 / (1 + exp(z)) without overflow for large |z|
         ez = np.exp(-np.abs(z))
         return np.where(z >= 0, ez / (1.0 + ez), 1.0 / (1.0 + ez))
+
+
+class TemperatureScaling(BaseCalibrator):
+    r"""Temperature scaling: :math:`P(y = 1 \mid z) = 1 / (1 + \exp(-z / T))`, one parameter.
+
+    The score's logit :math:`z` (the decision value itself, or the logit of a
+    probability with ``logit_input=True``) is divided by a temperature :math:`T > 0`
+    fitted by weighted maximum likelihood on the 0/1 labels. It is Platt scaling
+    with the intercept fixed at 0 and the slope kept positive, so it rescales the
+    confidence without moving the 0.5 point and never changes the ranking. This is
+    scikit-learn's ``CalibratedClassifierCV(method="temperature")`` for two classes
+    (Guo et al. 2017 proposed it for neural networks); :doc:`/book/03_platt_scaling`
+    derives the two-parameter sigmoid it restricts.
+
+    Which calibrator suits your data and classifier: the decision guide,
+    :doc:`/book/which_calibrator`.
+
+    Parameters
+    ----------
+    logit_input : bool, default=False
+        If True, the scores are probabilities in [0, 1] and :math:`z` is their
+        logit, computed as scikit-learn does, :math:`\log(p + 10^{-12}) -
+        \log(1 - p + 10^{-12})`.
+
+    Attributes
+    ----------
+    temperature_ : float
+        The fitted temperature T; the slope on the logit is 1 / T. It is searched
+        for in :math:`[e^{-12}, e^{12}]`; on separable data it sits at the lower end.
+
+    See Also
+    --------
+    calibbook.PlattScaling : Slope and intercept, fitted to Platt's smoothed targets.
+
+    References
+    ----------
+    Guo, Pleiss, Sun & Weinberger, "On calibration of modern neural networks", ICML
+    2017. Platt (1999), for the sigmoid it restricts.
+
+    Examples
+    --------
+    >>> from calibbook import TemperatureScaling
+    >>> cal = TemperatureScaling().fit([-4.0, -2.0, -1.0, 1.0, 2.0, 4.0], [0, 0, 1, 0, 1, 1])
+    >>> float(cal.predict([0.0])[0])
+    0.5
+    >>> cal.temperature_ > 1  # the scores were over-confident
+    True
+    """
+
+    _EPS = 1e-12  # scikit-learn's: log(p + eps) keeps 0 and 1 finite
+
+    def __init__(self, logit_input=False):
+        self.logit_input = logit_input
+
+    @property
+    def _requires_probabilities(self):
+        return bool(self.logit_input)
+
+    def _logits(self, scores):
+        if not self.logit_input:
+            return scores
+        return np.log(scores + self._EPS) - np.log(1.0 - scores + self._EPS)
+
+    def _fit(self, scores, y, sample_weight):
+        from scipy.optimize import minimize_scalar
+
+        z = self._logits(scores)
+        w = 1.0 if sample_weight is None else sample_weight
+
+        def loss(log_inverse_temperature):
+            a = np.exp(log_inverse_temperature) * z
+            return float(np.sum(w * (np.logaddexp(0.0, a) - y * a)))
+
+        # a convex loss in 1/T; bounded Brent search on log(1/T), to scikit-learn's tolerance
+        tolerance = {"xatol": 64 * np.finfo(float).eps}
+        best = minimize_scalar(loss, bounds=(-12.0, 12.0), method="bounded", options=tolerance)
+        self.temperature_ = float(np.exp(-best.x))
+        return self
+
+    def _predict(self, scores):
+        from scipy.special import expit
+
+        return expit(self._logits(scores) / self.temperature_)

@@ -34,9 +34,9 @@ if int(np.__version__.split(".")[0]) < 2:
 
 @pytest.mark.parametrize(
     "method,xfail",
-    [("sigmoid", {}), ("isotonic", {}), (HistogramBinning(n_bins=3), HISTOGRAM_XFAIL), ("enir", {}),
-     ("bbq", STEP_MAP_XFAIL)],
-    ids=["sigmoid", "isotonic", "histogram", "enir", "bbq"],
+    [("sigmoid", {}), ("temperature", {}), ("isotonic", {}), (HistogramBinning(n_bins=3), HISTOGRAM_XFAIL),
+     ("enir", {}), ("bbq", STEP_MAP_XFAIL)],
+    ids=["sigmoid", "temperature", "isotonic", "histogram", "enir", "bbq"],
 )
 def test_check_estimator(method, xfail):
     # default arguments otherwise, as scikit-learn's own CalibratedClassifierCV() passes every check
