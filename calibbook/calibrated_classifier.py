@@ -226,6 +226,21 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
     Multiclass problems are calibrated one-vs-rest, one calibrator per class,
     and the probabilities are renormalised to sum to one.
 
+    Deliberate differences from ``CalibratedClassifierCV`` (scikit-learn 1.9):
+
+    - the default classifier is ``LogisticRegression()``, not ``LinearSVC``: its
+      scores are already close to probabilities, a sensible start for a user who
+      names none;
+    - ``ensemble`` is True or False; scikit-learn's ``"auto"`` is the same as True
+      except for a ``FrozenEstimator``, which this class always calibrates as it is;
+    - the sigmoid is fitted by Newton's method to full precision (Lin, Lin & Weng),
+      scikit-learn's by L-BFGS, so probabilities agree to about 1e-4;
+    - ``"temperature"`` with more than two classes fits one temperature per class
+      (one-vs-rest), scikit-learn one on the softmax; for two classes they agree;
+    - a splitter whose every calibration fold lacks a class is refused (scikit-learn
+      refuses only ``LeaveOneOut`` and returns constant maps for the others);
+    - ``"histogram"``, ``"enir"``, ``"bbq"`` and calibrator instances are extra.
+
     See Also
     --------
     calibbook.BaseCalibrator : The contract of the calibrators it accepts.
