@@ -75,6 +75,16 @@ def check_binary_labels(y, *, name="y", require_both=True):
     arr = np.asarray(y)
     if arr.dtype == bool:
         arr = arr.astype(np.float64)
+    elif arr.dtype.kind in "OSU":  # labels such as "yes"/"no": say how to encode them
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            shown = ", ".join(repr(v) for v in sorted(set(arr.ravel().tolist()), key=str)[:6])
+            raise ValueError(
+                f"{name} must be binary with values in {{0, 1}} (or booleans); got the labels "
+                f"{{{shown}}}. Encode the positive class as 1, e.g. y = (labels == 'yes'), or use "
+                "CalibratedClassifier, which takes any two labels."
+            ) from None
     arr = _as_1d_float(arr, name)
     if not np.isfinite(arr).all():
         raise ValueError(f"{name} contains NaN or infinite values; labels must be 0 or 1.")

@@ -140,3 +140,19 @@ def test_contract_checks_pass_on_the_toy_calibrator():
     rng = np.random.default_rng(0)
     scores = rng.normal(size=50)
     check_calibrator_contract(BaseRate(prior=1.0), scores, (scores > 0).astype(int))
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["HistogramBinning", "PlattScaling", "TemperatureScaling", "IsotonicCalibration", "ENIR", "BBQ",
+     "KDECalibration", "DPMCalibration"],
+)
+def test_text_labels_get_a_message_that_says_how_to_encode_them(name):
+    # issue 17, item 11: not numpy's "could not convert string to float"
+    import calibbook
+
+    cal = getattr(calibbook, name)()
+    with pytest.raises(ValueError, match=r"Encode the positive class as 1.*'yes'"):
+        cal.fit([0.1, 0.4, 0.6, 0.9], ["no", "no", "yes", "yes"])
+    with pytest.raises(ValueError, match="got the labels"):
+        cal.fit([0.1, 0.4, 0.6, 0.9], np.array(["a", "b", "a", "b"], dtype=object))
