@@ -14,14 +14,14 @@ import warnings
 
 import numpy as np
 from scipy.special import expit
-from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.base import clone
 from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import LeaveOneOut, check_cv, cross_val_predict
-from sklearn.preprocessing import LabelEncoder
-from sklearn.utils import _safe_indexing, indexable
+from sklearn.utils import _safe_indexing
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, _routing_enabled, process_routing
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, _num_samples, check_is_fitted, has_fit_parameter
+from sklearn.utils.validation import _check_sample_weight, _num_samples, has_fit_parameter
+
+from ._meta import MetaClassifier
 
 __all__ = ["CalibratedClassifier"]
 
@@ -164,7 +164,7 @@ class _CalibratedPair:
         return np.divide(proba, total, out=np.full_like(proba, 1.0 / n_classes), where=total > 0)
 
 
-class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
+class CalibratedClassifier(MetaClassifier):
     """Any classifier with calibrated probabilities, by cross-validation or on a frozen model.
 
     The semantics of scikit-learn's ``CalibratedClassifierCV``, with any calibbook
@@ -271,13 +271,6 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         self.ensemble = ensemble
         self.n_jobs = n_jobs
 
-    def _estimator(self):
-        if self.estimator is None:
-            from sklearn.linear_model import LogisticRegression
-
-            return LogisticRegression()
-        return self.estimator
-
     def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit classifier(s) and calibrator(s).
 
@@ -309,21 +302,10 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             is invalid, or the classifier has neither ``decision_function`` nor
             ``predict_proba``.
         """
-        check_classification_targets(y)
-        X, y = indexable(X, y)
-        if _num_samples(X) == 0:
-            raise ValueError("CalibratedClassifier cannot be fitted on empty data (0 samples).")
         calibrator = _calibrator_for(self.method)  # fails early on a bad method
         if not isinstance(self.ensemble, (bool, np.bool_)):
             raise ValueError(f"ensemble must be True or False; got {self.ensemble!r}.")
-        encoder = LabelEncoder().fit(y)
-        self.classes_ = encoder.classes_
-        if self.classes_.size < 2:
-            raise ValueError(
-                f"CalibratedClassifier needs samples of at least 2 classes; got one class "
-                f"({self.classes_[0]!r}) in {len(y)} sample(s)."
-            )
-        y_enc = encoder.transform(y)
+        X, y, y_enc = self._start_fit(X, y)
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X)
         estimator = self._estimator()
@@ -399,48 +381,12 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
                 pair = _CalibratedPair(est, self.method, response, self.classes_)
                 self.calibrated_classifiers_ = [pair.fit_calibrators(scores, y_enc, sample_weight)]
 
-        first = self.calibrated_classifiers_[0].estimator
-        if hasattr(first, "n_features_in_"):
-            self.n_features_in_ = first.n_features_in_
-        if hasattr(first, "feature_names_in_"):
-            self.feature_names_in_ = first.feature_names_in_
+        self._copy_feature_attributes([pair.estimator for pair in self.calibrated_classifiers_[:1]], X)
         return self
 
-    def predict_proba(self, X):
-        """Calibrated class probabilities.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-            Rows summing to one.
-
-        Raises
-        ------
-        sklearn.exceptions.NotFittedError
-            If ``fit`` has not been called.
-        """
-        check_is_fitted(self)
+    def _predict_proba(self, X):
         proba = sum(pair.predict_proba(X) for pair in self.calibrated_classifiers_)
         return proba / len(self.calibrated_classifiers_)
-
-    def predict(self, X):
-        """The class of highest calibrated probability.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Labels from ``classes_``.
-        """
-        check_is_fitted(self)
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
     def get_metadata_routing(self):
         """Where ``fit`` routes metadata when scikit-learn's metadata routing is enabled.
@@ -458,10 +404,3 @@ class CalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             .add(estimator=self._estimator(), method_mapping=MethodMapping().add(caller="fit", callee="fit"))
             .add(splitter=self.cv, method_mapping=MethodMapping().add(caller="fit", callee="split"))
         )
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        inner = self._estimator().__sklearn_tags__()
-        tags.input_tags.sparse = inner.input_tags.sparse
-        tags.input_tags.allow_nan = inner.input_tags.allow_nan
-        return tags

@@ -35,11 +35,11 @@ import numbers
 
 import numpy as np
 from joblib import Parallel, delayed
-from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
-from sklearn.preprocessing import LabelEncoder
-from sklearn.utils import _safe_indexing, check_random_state, indexable
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, _num_features, _num_samples, check_is_fitted
+from sklearn.base import clone
+from sklearn.utils import _safe_indexing, check_random_state
+from sklearn.utils.validation import _check_sample_weight, _num_samples, check_is_fitted
+
+from ._meta import MetaClassifier
 
 __all__ = [
     "ProbingClassifier",
@@ -410,7 +410,7 @@ class _BinaryProbing:
 
 
 # ---------------------------------------------------------------- the estimator
-class ProbingClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
+class ProbingClassifier(MetaClassifier):
     """Class probabilities from any classifier learner by the Probing reduction.
 
     Langford and Zadrozny (2005), Algorithms 1 and 2: ``n_probes`` classifiers
@@ -512,13 +512,6 @@ class ProbingClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def _estimator(self):
-        if self.estimator is None:
-            from sklearn.linear_model import LogisticRegression
-
-            return LogisticRegression()
-        return self.estimator
-
     def _check_params(self):
         if self.loss not in _LOSSES:
             raise ValueError(f"loss must be one of {_LOSSES}; got {self.loss!r}.")
@@ -555,18 +548,7 @@ class ProbingClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             class, or ``sample_weight`` is negative or zero everywhere.
         """
         estimator = self._check_params()
-        check_classification_targets(y)
-        X, y = indexable(X, y)
-        if _num_samples(X) == 0:
-            raise ValueError("ProbingClassifier cannot be fitted on empty data (0 samples).")
-        encoder = LabelEncoder().fit(y)
-        self.classes_ = encoder.classes_
-        if self.classes_.size < 2:
-            raise ValueError(
-                f"ProbingClassifier needs samples of at least 2 classes; got one class "
-                f"({self.classes_[0]!r}) in {len(y)} sample(s)."
-            )
-        y_enc = encoder.transform(y)
+        X, y, y_enc = self._start_fit(X, y)
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
             if not np.any(sample_weight > 0):
@@ -592,20 +574,7 @@ class ProbingClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         else:
             self.probes_ = [pr.probes_ for pr in self.problems_]
             self.estimators_ = [pr.classifiers_ for pr in self.problems_]
-        for pr in self.problems_:
-            for clf in pr.classifiers_:
-                if hasattr(clf, "n_features_in_"):
-                    self.n_features_in_ = clf.n_features_in_
-                    if hasattr(clf, "feature_names_in_"):
-                        self.feature_names_in_ = clf.feature_names_in_
-                    break
-            if hasattr(self, "n_features_in_"):
-                break
-        else:
-            try:
-                self.n_features_in_ = _num_features(X)
-            except TypeError:
-                pass
+        self._copy_feature_attributes([clf for pr in self.problems_ for clf in pr.classifiers_], X)
         return self
 
     def votes(self, X):
@@ -625,24 +594,7 @@ class ProbingClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
             return np.column_stack([pr.votes(X) for pr in self.problems_])
         return self.problems_[0].votes(X)
 
-    def predict_proba(self, X):
-        """Probing probabilities (Algorithm 2).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-            Rows summing to one.
-
-        Raises
-        ------
-        sklearn.exceptions.NotFittedError
-            If ``fit`` has not been called.
-        """
-        check_is_fitted(self)
+    def _predict_proba(self, X):  # Algorithm 2
         if self.classes_.size == 2:
             p = self.problems_[0].predict(X)
             return np.column_stack((1.0 - p, p))
@@ -678,24 +630,3 @@ class ProbingClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         proba = np.hstack((cols, last))
         return proba / proba.sum(axis=1, keepdims=True)
 
-    def predict(self, X):
-        """The class of highest Probing probability.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Labels from ``classes_``.
-        """
-        check_is_fitted(self)
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        inner = self._estimator().__sklearn_tags__()
-        tags.input_tags.sparse = inner.input_tags.sparse
-        tags.input_tags.allow_nan = inner.input_tags.allow_nan
-        return tags
