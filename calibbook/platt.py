@@ -114,6 +114,29 @@ class PlattScaling(BaseCalibrator):
         return np.where(z >= 0, ez / (1.0 + ez), 1.0 / (1.0 + ez))
 
 
+def _newton_polish(beta, z, y, w, max_iter=20):
+    """Newton's method on the convex log-loss in the slope beta = 1 / T, from a close start.
+
+    Brent's search stops within about 1e-8 of the minimiser; these steps converge
+    quadratically, so equal data (integer weights or repeated rows) give equal fits.
+    """
+    from scipy.special import expit
+
+    for _ in range(max_iter):
+        p = expit(beta * z)
+        gradient = np.sum(w * (p - y) * z)
+        curvature = np.sum(w * p * (1.0 - p) * z * z)
+        if not curvature > 0:
+            break
+        step = gradient / curvature
+        if not 0 < beta - step < np.inf:
+            break
+        beta -= step
+        if abs(step) <= 4 * np.finfo(float).eps * beta:
+            break
+    return beta
+
+
 class TemperatureScaling(BaseCalibrator):
     r"""Temperature scaling: :math:`P(y = 1 \mid z) = 1 / (1 + \exp(-z / T))`, one parameter.
 
@@ -188,7 +211,10 @@ class TemperatureScaling(BaseCalibrator):
         # a convex loss in 1/T; bounded Brent search on log(1/T), to scikit-learn's tolerance
         tolerance = {"xatol": 64 * np.finfo(float).eps}
         best = minimize_scalar(loss, bounds=(-12.0, 12.0), method="bounded", options=tolerance)
-        self.temperature_ = float(np.exp(-best.x))
+        inverse = float(np.exp(best.x))
+        if abs(best.x) < 11.0:  # an interior minimum: Newton steps take it to full precision
+            inverse = _newton_polish(inverse, z, y, w)
+        self.temperature_ = float(1.0 / inverse)
         return self
 
     def _predict(self, scores):

@@ -3,6 +3,7 @@ for two classes; the one-parameter likelihood is checked by brute force."""
 
 import numpy as np
 import pytest
+import sklearn
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.calibration import CalibratedClassifierCV
@@ -36,6 +37,10 @@ def test_the_fit_minimises_the_weighted_log_loss_over_a_grid(seed):
     assert _loss(1 / cal.temperature_, z, y, w) <= best_on_grid + 1e-9
 
 
+SKLEARN_HAS_TEMPERATURE = tuple(int(v) for v in sklearn.__version__.split(".")[:2]) >= (1, 8)
+
+
+@pytest.mark.skipif(not SKLEARN_HAS_TEMPERATURE, reason="scikit-learn < 1.8 has no method='temperature'")
 @pytest.mark.parametrize("ensemble", [True, False])
 @pytest.mark.parametrize(
     "estimator", [LinearSVC(), RandomForestClassifier(n_estimators=20, random_state=0)],
