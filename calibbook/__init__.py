@@ -52,6 +52,7 @@ _SUBMODULES = {
     "experiments",
     "guide",
     "distributed",
+    "registry",
 }
 
 __all__ = sorted(_LAZY) + sorted(_SUBMODULES)

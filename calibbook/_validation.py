@@ -42,13 +42,7 @@ def check_scores(scores, *, name="scores", probabilities=False, estimator=None):
     -------
     ndarray of float64, shape (n,)
     """
-    arr = _as_1d_float(scores, name)
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        raise ValueError(
-            f"{name} contains NaN or infinite values ({int(bad.sum())} of {arr.size} entries); "
-            "remove or impute them before calibrating."
-        )
+    arr = check_finite(_as_1d_float(scores, name), name)
     if probabilities:
         lo, hi = arr.min(), arr.max()
         if lo < 0.0 or hi > 1.0:
@@ -59,6 +53,46 @@ def check_scores(scores, *, name="scores", probabilities=False, estimator=None):
                 "(e.g. with a sigmoid or PlattScaling), or use a method that accepts any real score."
             )
     return arr
+
+
+def check_finite(arr, name, where="entries"):
+    """Return the float array ``arr`` if every value is finite; else a ValueError counting them.
+
+    ``where`` describes the whole for the message ("entries", "in a block of").
+    """
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        raise ValueError(
+            f"{name} contains NaN or infinite values ({int(bad.sum())} of {arr.size} {where}); "
+            "remove or impute them before calibrating."
+        )
+    return arr
+
+
+def positive_label_mask(labels, name="y"):
+    """``labels == 1`` for 0/1 (or boolean) labels; a ValueError naming the others."""
+    if labels.dtype == bool:
+        return labels
+    is_pos = labels == 1
+    if not (is_pos | (labels == 0)).all():  # np.unique would sort: only on the error path
+        values = np.unique(labels)
+        shown = ", ".join(f"{v:g}" for v in values[:6]) + (", ..." if values.size > 6 else "")
+        raise ValueError(
+            f"{name} must be binary with values in {{0, 1}} (or booleans); got values {{{shown}}}. "
+            "Encode the positive class as 1, e.g. y = (labels == positive_label)."
+        )
+    return is_pos
+
+
+def check_weight_values(w, name="sample_weight"):
+    """Return the float array ``w`` if its values are finite and non-negative."""
+    if not np.isfinite(w).all():
+        raise ValueError(f"{name} contains NaN or infinite values.")
+    if (w < 0).any():
+        raise ValueError(
+            f"{name} must be non-negative; found {int((w < 0).sum())} negative weight(s)."
+        )
+    return w
 
 
 def check_binary_labels(y, *, name="y", require_both=True):
@@ -88,14 +122,7 @@ def check_binary_labels(y, *, name="y", require_both=True):
     arr = _as_1d_float(arr, name)
     if not np.isfinite(arr).all():
         raise ValueError(f"{name} contains NaN or infinite values; labels must be 0 or 1.")
-    is_pos = arr == 1.0
-    if not (is_pos | (arr == 0.0)).all():  # np.unique would sort: only on the error path
-        values = np.unique(arr)
-        shown = ", ".join(f"{v:g}" for v in values[:6]) + (", ..." if values.size > 6 else "")
-        raise ValueError(
-            f"{name} must be binary with values in {{0, 1}} (or booleans); got values {{{shown}}}. "
-            "Encode the positive class as 1, e.g. y = (labels == positive_label)."
-        )
+    is_pos = positive_label_mask(arr, name)
     if require_both:
         _check_both_classes(is_pos, name)
     return arr
@@ -119,12 +146,7 @@ def check_sample_weight(sample_weight, n_samples, *, name="sample_weight"):
         w = np.full(n_samples, float(sample_weight))
     if w.shape[0] != n_samples:
         raise ValueError(f"{name} has {w.shape[0]} entries but there are {n_samples} samples.")
-    if not np.isfinite(w).all():
-        raise ValueError(f"{name} contains NaN or infinite values.")
-    if (w < 0).any():
-        raise ValueError(
-            f"{name} must be non-negative; found {int((w < 0).sum())} negative weight(s)."
-        )
+    check_weight_values(w, name)
     if not (w > 0).any():
         raise ValueError(f"{name} is zero everywhere; at least one sample needs positive weight.")
     return w
@@ -132,7 +154,7 @@ def check_sample_weight(sample_weight, n_samples, *, name="sample_weight"):
 
 def check_consistent_length(**arrays):
     """Raise if the named arrays do not all have the same length."""
-    lengths = {name: len(a) for name, a in arrays.items()}
+    lengths = {name: len(a) for name, a in arrays.items()}  # dask: known lengths only
     if len(set(lengths.values())) > 1:
         described = ", ".join(f"{name} has {n}" for name, n in lengths.items())
         raise ValueError(f"Inconsistent numbers of samples: {described}.")

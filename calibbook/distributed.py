@@ -15,11 +15,18 @@ Dask is an optional dependency (``pip install "calibbook[distributed]"``) and is
 imported only when a Dask collection is passed; plain NumPy input works without it.
 """
 
-import numbers
 from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
+
+from ._params import Integral, Interval, Real, check_parameter
+from ._validation import (
+    check_consistent_length,
+    check_finite,
+    check_weight_values,
+    positive_label_mask,
+)
 
 __all__ = ["ScoreGrid", "aggregate", "fit_distributed", "predict_distributed"]
 
@@ -92,15 +99,13 @@ class ScoreGrid:
     hi: float = 1.0
 
     def __post_init__(self):
-        g = self.n_cells
-        if isinstance(g, bool) or not isinstance(g, numbers.Integral) or g < 2:
-            raise ValueError(f"ScoreGrid needs an integer number of cells >= 2; got n_cells={g!r}.")
+        g = check_parameter(self.n_cells, "n_cells", [Interval(Integral, 2, None)])
         if g > 2**52:  # cell codes must stay exact in float64 arithmetic
             raise ValueError(f"ScoreGrid supports at most 2**52 cells; got n_cells={g}.")
-        lo, hi = self.lo, self.hi
-        ok = all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in (lo, hi))
-        if not ok or not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
-            raise ValueError(f"ScoreGrid needs finite lo < hi; got lo={lo!r}, hi={hi!r}.")
+        lo = check_parameter(self.lo, "lo", [Interval(Real, None, None)])
+        hi = check_parameter(self.hi, "hi", [Interval(Real, None, None)])
+        if not lo < hi:
+            raise ValueError(f"ScoreGrid needs lo < hi; got lo={lo!r}, hi={hi!r}.")
         object.__setattr__(self, "n_cells", int(g))
         object.__setattr__(self, "lo", float(lo))
         object.__setattr__(self, "hi", float(hi))
@@ -170,14 +175,7 @@ def _as_grid(grid):
 # Pure NumPy functions over one block (a NumPy chunk or a pandas partition). Errors are
 # raised inside the task and reach the caller as the same ValueError.
 def _finite_scores(values, name="scores"):
-    s = np.asarray(values, dtype=np.float64).reshape(-1)
-    bad = ~np.isfinite(s)
-    if bad.any():
-        raise ValueError(
-            f"{name} contains NaN or infinite values ({int(bad.sum())} in a block of {s.size}); "
-            "remove or impute them before calibrating."
-        )
-    return s
+    return check_finite(np.asarray(values, dtype=np.float64).reshape(-1), name, "in a block")
 
 
 def _block_labels(y, n):
@@ -187,16 +185,7 @@ def _block_labels(y, n):
             f"y has {labels.shape[0]} entries in a block where scores has {n}; scores, y and "
             "sample_weight must be aligned (same partitions or chunks)."
         )
-    if labels.dtype == bool:
-        return labels
-    is_pos = labels == 1
-    if not (is_pos | (labels == 0)).all():
-        bad = labels[~(is_pos | (labels == 0))][:5]
-        raise ValueError(
-            f"y must be binary with values in {{0, 1}} (or booleans); found e.g. {bad.tolist()}. "
-            "Encode the positive class as 1."
-        )
-    return is_pos
+    return positive_label_mask(labels)
 
 
 def _block_weights(sample_weight, n):
@@ -208,11 +197,7 @@ def _block_weights(sample_weight, n):
             f"sample_weight has {w.shape[0]} entries in a block where scores has {n}; scores, y "
             "and sample_weight must be aligned (same partitions or chunks)."
         )
-    if not np.isfinite(w).all():
-        raise ValueError("sample_weight contains NaN or infinite values.")
-    if (w < 0).any():
-        raise ValueError(f"sample_weight must be non-negative; found {int((w < 0).sum())} negative weight(s).")
-    return w
+    return check_weight_values(w)
 
 
 def _sum_by_key(keys, weights, n_cells):
@@ -326,10 +311,7 @@ def _blocks(scores, y, sample_weight):
                 "same kind of collection for scores, y and sample_weight."
             )
     if kind == "numpy":
-        lengths = {"scores": len(scores), **{name: len(value) for name, value in others.items()}}
-        if len(set(lengths.values())) > 1:
-            described = ", ".join(f"{name} has {n}" for name, n in lengths.items())
-            raise ValueError(f"Inconsistent numbers of samples: {described}.")
+        check_consistent_length(scores=scores, **others)
         return None
     if kind == "array":
         for name, value in others.items():
@@ -360,9 +342,7 @@ _KIND_NAMES = {"numpy": "NumPy array", "array": "dask Array", "series": "dask Se
 
 
 def _check_split_every(split_every):
-    if isinstance(split_every, bool) or not isinstance(split_every, numbers.Integral) or split_every < 2:
-        raise ValueError(f"split_every must be an integer >= 2; got {split_every!r}.")
-    return int(split_every)
+    return int(check_parameter(split_every, "split_every", [Interval(Integral, 2, None)]))
 
 
 def aggregate(scores, y, sample_weight=None, *, grid=None, client=None, split_every=8):

@@ -272,13 +272,15 @@ def test_misaligned_partitions_raise_when_computed():
 
 
 def test_bad_grids_raise_value_error():
-    with pytest.raises(ValueError, match="cells >= 2"):
+    with pytest.raises(ValueError, match="n_cells must be an integer >= 2"):
         ScoreGrid(1)
-    with pytest.raises(ValueError, match="cells >= 2"):
+    with pytest.raises(ValueError, match="n_cells must be an integer >= 2"):
         ScoreGrid(2.5)
+    with pytest.raises(ValueError, match="at most 2\\*\\*52"):
+        ScoreGrid(2**53)
     with pytest.raises(ValueError, match="lo < hi"):
         ScoreGrid(10, 1.0, 1.0)
-    with pytest.raises(ValueError, match="lo < hi"):
+    with pytest.raises(ValueError, match="hi must be a finite number"):
         ScoreGrid(10, 0.0, np.inf)
     s, y = _dask_pair([0.1, 0.5, 1.5], [0, 1, 1])
     with pytest.raises(ValueError, match="outside the grid range"):
