@@ -1,4 +1,4 @@
-"""Calibration with Dirichlet-process mixture densities (Naeini, Cooper & Hauskrecht 2014, Section 4).
+"""Calibration with Dirichlet-process mixture densities (Naeini, Cooper & Hauskrecht 2014, Sec. 4).
 
 Bayes' rule (Eq. 4 of the paper) with each class-conditional score density
 modelled by a one-dimensional Dirichlet-process Gaussian mixture, fitted by
@@ -8,16 +8,18 @@ accelerated variational DP mixture of Kurihara, Welling & Vlassis (2007) that
 the paper used; see :class:`DPGaussianMixture1D`.
 """
 
-import numbers
-
 import numpy as np
+from sklearn.base import BaseEstimator
 
-from ._logit import clipped_logit
+from ._maths import clipped_logit, expit, weighted_mean_var
+from ._params import Integral, Interval, Options, Real, check_parameter, validate_parameters
 from ._validation import check_sample_weight, check_scores
 from .base import BaseCalibrator
 
 __all__ = ["DPMCalibration", "DPGaussianMixture1D", "quantile_responsibilities"]
 
+_POSITIVE = Interval(Real, 0, None, closed="neither")
+_NON_NEGATIVE = Interval(Real, 0, None)
 
 
 def _weighted_quantile_cuts(xs, w, n_groups):
@@ -28,7 +30,7 @@ def _weighted_quantile_cuts(xs, w, n_groups):
 
 
 def quantile_responsibilities(x, w, n_components):
-    """Hard initial responsibilities of the mixture fit: component j takes the j-th weighted quantile group.
+    """Hard initial responsibilities: component j takes the j-th weighted quantile group.
 
     The variational fit of :class:`DPGaussianMixture1D` starts from these (deterministic,
     unlike k-means with random restarts). Assignment is by value: a score's group is the
@@ -73,8 +75,7 @@ def quantile_responsibilities(x, w, n_components):
     """
     x = check_scores(x, name="x")
     w = check_sample_weight(w, x.size, name="w")
-    if int(n_components) != n_components or n_components < 1:
-        raise ValueError(f"n_components must be an integer >= 1, got {n_components!r}")
+    check_parameter(n_components, "n_components", [Interval(Integral, 1, None)])
     return _quantile_responsibilities(x, w, int(n_components))
 
 
@@ -87,7 +88,7 @@ def _quantile_responsibilities(x, w, n_components):
     return resp
 
 
-class DPGaussianMixture1D:
+class DPGaussianMixture1D(BaseEstimator):
     """A 1-D Dirichlet-process Gaussian mixture fitted by variational inference (weighted).
 
     Priors use scikit-learn's names and defaults for
@@ -126,8 +127,13 @@ class DPGaussianMixture1D:
     ----------
     n_components : int, default=10
         Truncation level K of the stick-breaking representation.
-    weight_concentration_prior, mean_prior, mean_precision_prior, degrees_of_freedom_prior, covariance_prior : float or None
-        The priors above; None takes the data-dependent default.
+    weight_concentration_prior : float > 0 or None, default=None
+        The stick concentration gamma; None: 1 / n_components.
+    mean_prior : float or None, default=None
+        The prior mean of the component means; None: the weighted mean.
+    mean_precision_prior, degrees_of_freedom_prior, covariance_prior : float > 0 or None
+        beta_0, nu_0 and the covariance prior above; None: 1, 1 and the
+        weighted unbiased variance.
     reg_covar : float, default=1e-6
         Added to every component variance.
     max_iter : int, default=500
@@ -170,8 +176,21 @@ class DPGaussianMixture1D:
     True
     """
 
+    _parameter_constraints = {
+        "n_components": [Interval(Integral, 1, None)],
+        "weight_concentration_prior": [_POSITIVE, None],
+        "mean_prior": [Interval(Real, None, None), None],
+        "mean_precision_prior": [_POSITIVE, None],
+        "degrees_of_freedom_prior": [_POSITIVE, None],
+        "covariance_prior": [_POSITIVE, None],
+        "reg_covar": [_NON_NEGATIVE],
+        "max_iter": [Interval(Integral, 1, None)],
+        "tol": [_NON_NEGATIVE],
+    }
+
     def __init__(
         self,
+        *,
         n_components=10,
         weight_concentration_prior=None,
         mean_prior=None,
@@ -205,9 +224,7 @@ class DPGaussianMixture1D:
         tuple of float
             (gamma, mean_0, beta_0, nu_0, cov_0), the defaults filled in from the data.
         """
-        total = w.sum()
-        mean = float(np.dot(w, x) / total)
-        var = float(np.dot(w, (x - mean) ** 2) / (total - 1.0 if total > 1.0 else total))
+        mean, var = weighted_mean_var(x, w, ddof=1)
         if not var > 0:  # constant data: any positive scale keeps the updates finite
             var = max(self.reg_covar, 1e-12)
         gamma = self.weight_concentration_prior
@@ -234,9 +251,15 @@ class DPGaussianMixture1D:
         Returns
         -------
         self : DPGaussianMixture1D
+
+        Raises
+        ------
+        ValueError
+            If a constructor parameter is invalid.
         """
         from ._kernels.dpm import dp_mixture_vi
 
+        validate_parameters(self)
         if resp is None:
             resp = _quantile_responsibilities(x, w, self.n_components)
         gamma, mean0, beta0, nu0, cov0 = self.priors(x, w)
@@ -247,7 +270,8 @@ class DPGaussianMixture1D:
         self.weight_concentration_ = (a, b)
         self.mean_precision_, self.means_ = beta, mean
         self.degrees_of_freedom_, self.covariances_ = nu, cov
-        self.n_iter_, self.lower_bound_, self.converged_ = int(n_iter), float(bound), bool(converged)
+        self.n_iter_, self.lower_bound_ = int(n_iter), float(bound)
+        self.converged_ = bool(converged)
         tmp = b / (a + b)
         weights = a / (a + b) * np.concatenate([[1.0], np.cumprod(tmp[:-1])])
         self.weights_ = np.maximum(weights / weights.sum(), 1e-300)
@@ -299,18 +323,27 @@ class DPMCalibration(BaseCalibrator):
     mean_prior, mean_precision_prior, degrees_of_freedom_prior, covariance_prior : float or None
         Normal-Gamma prior of each component (scikit-learn's parametrisation);
         None: the class's weighted mean, 1, 1 and the class's weighted unbiased
-        variance (of the logit of the scores when ``logit=True``).
+        variance (of the logit of the scores when ``logit_input=True``).
     reg_covar : float, default=1e-6
         Added to every component variance, as in scikit-learn.
     max_iter : int, default=500
         Maximum coordinate-ascent iterations per class.
     tol : float, default=1e-6
         Stop when the lower bound changes by less than ``tol``.
-    logit : bool, default=False
-        Model the densities of logit(score) (the scores must then be in [0, 1]).
-        Bayes' rule is invariant to the change of variable (the Jacobian
-        cancels), but Gaussian components fit the unbounded logit scale better
-        than the bounded probability scale.
+    logit_input : bool, default=False
+        Model the densities of logit(score) (the scores must then be in [0, 1];
+        they are clipped to [1e-12, 1 - 1e-12] first, as in
+        :class:`~calibbook.PlattScaling`). Bayes' rule is invariant to the change
+        of variable (the Jacobian cancels), but Gaussian components fit the
+        unbounded logit scale better than the bounded probability scale.
+    out_of_bounds : {"clip", "extrapolate"}, default="clip"
+        ``"clip"``: a score below the smallest or above the largest training
+        score (with positive weight) is predicted as that extreme score, as in
+        :class:`~calibbook.IsotonicCalibration`. The clip applies to the scores
+        as passed, before any logit. ``"extrapolate"``: evaluate the density
+        ratio at the score itself. Far from the data that ratio says which
+        class's mixture has the heavier Student-t tail, not where the positives
+        are, so it can swing anywhere in [0, 1].
 
     Attributes
     ----------
@@ -320,6 +353,9 @@ class DPMCalibration(BaseCalibrator):
         ``lower_bound_``, ``n_iter_``).
     class_prior_ : ndarray of shape (2,)
         Weighted class frequencies (pi_0, pi_1).
+    score_range_ : ndarray of shape (2,)
+        Smallest and largest training score with positive weight (as passed,
+        before any logit): the bounds of ``out_of_bounds="clip"``.
 
     Notes
     -----
@@ -328,7 +364,13 @@ class DPMCalibration(BaseCalibrator):
     fit needs no random state. Each coordinate-ascent iteration costs O(N K), in
     numba. Posterior probabilities are computed as a sigmoid of the difference of
     log densities, and the Student-t tails keep that difference finite, so the
-    output is never NaN, even at :math:`|s| = 10^6`.
+    output is never NaN, even at :math:`|s| = 10^6` with ``"extrapolate"``.
+
+    When every training score with positive weight is the same (after the logit,
+    with ``logit_input=True``), the scores carry no information: the map is the
+    constant weighted base rate ``class_prior_[1]``, whatever ``out_of_bounds``
+    says. Zero-weight rows are dropped; integer weights give the same fit as
+    repeated rows.
 
     The variational approximation is scikit-learn's truncation of Blei &
     Jordan's stick-breaking (the last stick keeps a Beta(1 + N_K, gamma)
@@ -355,13 +397,23 @@ class DPMCalibration(BaseCalibrator):
     >>> rng = np.random.default_rng(0)
     >>> s = np.concatenate([rng.normal(-1, 1, 200), rng.normal(1, 1, 200)])
     >>> y = np.repeat([0, 1], 200)
-    >>> p = DPMCalibration().fit(s, y).predict([-3.0, 0.0, 3.0])
+    >>> cal = DPMCalibration().fit(s, y)
+    >>> p = cal.predict([-3.0, 0.0, 3.0])
     >>> bool(p[0] < 0.1 and 0.3 < p[1] < 0.7 and p[2] > 0.9)
+    True
+    >>> bool(cal.predict([1e6])[0] == cal.predict([s.max()])[0])  # clipped to the data
     True
     """
 
+    _parameter_constraints = {
+        **DPGaussianMixture1D._parameter_constraints,
+        "logit_input": ["boolean"],
+        "out_of_bounds": [Options("clip", "extrapolate")],
+    }
+
     def __init__(
         self,
+        *,
         n_components=10,
         weight_concentration_prior=None,
         mean_prior=None,
@@ -371,7 +423,8 @@ class DPMCalibration(BaseCalibrator):
         reg_covar=1e-6,
         max_iter=500,
         tol=1e-6,
-        logit=False,
+        logit_input=False,
+        out_of_bounds="clip",
     ):
         self.n_components = n_components
         self.weight_concentration_prior = weight_concentration_prior
@@ -382,47 +435,26 @@ class DPMCalibration(BaseCalibrator):
         self.reg_covar = reg_covar
         self.max_iter = max_iter
         self.tol = tol
-        self.logit = logit
+        self.logit_input = logit_input
+        self.out_of_bounds = out_of_bounds
 
     @property
     def _requires_probabilities(self):
-        return bool(self.logit)
-
-    def _check_params(self):
-        def positive_int(v, name):
-            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
-                raise ValueError(f"{name} must be a positive integer; got {v!r}.")
-
-        def real(v, name, lower, strict=True, allow_none=True):
-            if v is None and allow_none:
-                return
-            bad = isinstance(v, bool) or not isinstance(v, numbers.Real) or not np.isfinite(v)
-            if bad or (v <= lower if strict else v < lower):
-                sign = ">" if strict else ">="
-                raise ValueError(f"{name} must be a finite number {sign} {lower}; got {v!r}.")
-
-        positive_int(self.n_components, "n_components")
-        positive_int(self.max_iter, "max_iter")
-        real(self.weight_concentration_prior, "weight_concentration_prior", 0.0)
-        real(self.mean_prior, "mean_prior", -np.inf)
-        real(self.mean_precision_prior, "mean_precision_prior", 0.0)
-        real(self.degrees_of_freedom_prior, "degrees_of_freedom_prior", 0.0)
-        real(self.covariance_prior, "covariance_prior", 0.0)
-        real(self.reg_covar, "reg_covar", 0.0, strict=False, allow_none=False)
-        real(self.tol, "tol", 0.0, strict=False, allow_none=False)
+        return bool(self.logit_input)
 
     def _features(self, scores):
-        if not self.logit:
+        if not self.logit_input:
             return scores
         return clipped_logit(scores)
 
     def _fit(self, scores, y, sample_weight):
-        self._check_params()
-        x = self._features(scores)
-        w = np.ones_like(x) if sample_weight is None else sample_weight
+        w = np.ones_like(scores) if sample_weight is None else sample_weight
         keep = w > 0
-        x, y, w = x[keep], y[keep], w[keep]
-        params = {k: v for k, v in self.get_params().items() if k != "logit"}
+        scores, y, w = scores[keep], y[keep], w[keep]
+        self.score_range_ = np.array([scores.min(), scores.max()])
+        x = self._features(scores)
+        mixture_params = DPGaussianMixture1D().get_params()
+        params = {k: v for k, v in self.get_params().items() if k in mixture_params}
         mixtures, weights = [], []
         for label in (0.0, 1.0):
             mask = y == label
@@ -433,7 +465,10 @@ class DPMCalibration(BaseCalibrator):
         return self
 
     def log_class_densities(self, scores):
-        """Log densities (log f_0, log f_1) of the scores (of their logits when ``logit=True``).
+        """Log densities (log f_0, log f_1) of the scores (of their logits with ``logit_input``).
+
+        The densities are evaluated where asked: ``out_of_bounds`` applies to
+        ``predict`` only.
 
         Parameters
         ----------
@@ -452,15 +487,17 @@ class DPMCalibration(BaseCalibrator):
         """
         from sklearn.utils.validation import check_is_fitted
 
-        from ._validation import check_scores
-
         check_is_fitted(self)
         x = self._features(check_scores(scores, probabilities=self._requires_probabilities))
         return np.column_stack([m.log_density(x) for m in self.mixtures_])
 
     def _predict(self, scores):
+        lo, hi = self.score_range_
+        if self._features(lo) == self._features(hi):  # constant training scores: the base rate
+            return np.full(scores.shape, self.class_prior_[1])
+        if self.out_of_bounds == "clip":
+            scores = np.clip(scores, lo, hi)
         x = self._features(scores)
         log_f0, log_f1 = (m.log_density(x) for m in self.mixtures_)
-        z = (np.log(self.class_prior_[0]) + log_f0) - (np.log(self.class_prior_[1]) + log_f1)
-        ez = np.exp(-np.abs(z))  # P = 1 / (1 + exp(z)) without overflow
-        return np.where(z >= 0, ez / (1.0 + ez), 1.0 / (1.0 + ez))
+        z = (np.log(self.class_prior_[1]) + log_f1) - (np.log(self.class_prior_[0]) + log_f0)
+        return expit(z)

@@ -12,12 +12,11 @@ classes this is the Nadaraya-Watson regression of the labels on the scores.
 """
 
 import math
-import numbers
 
 import numpy as np
 
-from ._logit import clipped_logit
-from ._validation import check_option
+from ._maths import clipped_logit, expit, weighted_mean_var
+from ._params import Interval, Options, Real
 from .base import BaseCalibrator
 
 __all__ = ["KDECalibration", "bandwidth_rule"]
@@ -26,7 +25,7 @@ KERNELS = ("gaussian", "boxcar", "epanechnikov", "tricube")
 BANDWIDTH_RULES = ("silverman", "silverman_robust", "scott")
 METHODS = ("auto", "exact", "binned")
 
-_AUTO_BINNED_ABOVE = 2000  # training points above which method="auto" bins the gaussian kernel
+_AUTO_BINNED_ABOVE = 2000  # training points above which method="auto" bins the Gaussian kernel
 _GRID_POINTS_PER_BANDWIDTH = 1000  # grid spacing delta = h / 1000 for the binned path
 _MAX_GRID = 2**21
 _NOISE_FLOOR = 1e-11  # compact sums below this fraction of the nearby weight are rounding noise
@@ -141,9 +140,7 @@ def bandwidth_rule(xs, w, rule, kernel="gaussian"):
     0.0
     """
     total = float(w.sum())
-    mean = float(np.dot(w, xs) / total)
-    ss = float(np.dot(w, (xs - mean) ** 2))
-    sigma = math.sqrt(ss / (total - 1.0 if total > 1.0 else total))
+    sigma = math.sqrt(weighted_mean_var(xs, w, ddof=1)[1])
     factor = total ** (-0.2) * EQUIVALENT_BANDWIDTH_FACTORS[kernel]
     if rule == "silverman":
         return 1.06 * sigma * factor
@@ -167,7 +164,7 @@ class _ClassDensity:
             self.cells = build_cells(xs, w, h, self.q.size - 1)
 
     def compact_sums(self, x):
-        """S(x) = sum_i w_i K((x - x_i) / h) and the nearby weight (-1 where no point is in reach)."""
+        """S(x) = sum_i w_i K((x - x_i) / h); nearby weight -1 where no point is in reach."""
         from ._kernels.kde import compact_kernel_sums
 
         out, mass = np.empty_like(x), np.empty_like(x)
@@ -177,7 +174,7 @@ class _ClassDensity:
         return out
 
     def gaussian_log_sums(self, x):
-        """(log S~(x), x_n): log S(x) = log S~(x) - (x - x_n)^2 / (2 h^2), x_n the nearest score."""
+        """(log S~(x), x_n) with log S(x) = log S~(x) - (x - x_n)^2 / (2 h^2), x_n the nearest."""
         from ._kernels.kde import gaussian_log_sums
 
         out, nearest = np.empty_like(x), np.empty_like(x)
@@ -237,9 +234,10 @@ class KDECalibration(BaseCalibrator):
         How the Gaussian kernel sums are evaluated (compact kernels are always
         exact). ``"exact"``: the sum over all training points, in log space,
         O(N M) in the worst case. ``"binned"``: linear binning on a grid of
-        spacing delta <= h / 1000 (at most 2^21 grid points) and an FFT convolution at fit time, linear
-        interpolation at predict time. ``"auto"``: binned when the class has
-        more than 2000 training points (after reflection), exact otherwise.
+        spacing delta <= h / 1000 (at most 2^21 grid points) and an FFT
+        convolution at fit time, linear interpolation at predict time.
+        ``"auto"``: binned when the class has more than 2000 training points
+        (after reflection), exact otherwise.
     binned_tol : float, default=1e-4
         Guaranteed bound on the error of a binned prediction. Linear binning
         and linear interpolation each move S_t / h_t by at most
@@ -249,6 +247,13 @@ class KDECalibration(BaseCalibrator):
         within ``binned_tol`` of the exact one wherever the binned
         S_1 / h_1 + S_0 / h_0 >= E (1 / binned_tol + 2). Queries below that
         level, or off the grid, are evaluated exactly.
+    out_of_bounds : {"clip", "extrapolate"}, default="clip"
+        ``"clip"``: a score below the smallest or above the largest training
+        score (with positive weight) is predicted as that extreme score, as in
+        :class:`~calibbook.IsotonicCalibration`. The clip applies to the scores
+        as passed, before any logit, and also with ``reflect=True``.
+        ``"extrapolate"``: evaluate Eq. 5 at the score itself (see *Far from
+        the data* below).
 
     Attributes
     ----------
@@ -261,6 +266,9 @@ class KDECalibration(BaseCalibrator):
     support_ : ndarray
         Sorted distinct training scores (with positive weight); their logits
         when ``logit_input=True``.
+    score_range_ : ndarray of shape (2,)
+        Smallest and largest training score with positive weight (as passed,
+        before any logit): the bounds of ``out_of_bounds="clip"``.
 
     Notes
     -----
@@ -270,13 +278,20 @@ class KDECalibration(BaseCalibrator):
     (see ``calibbook._kernels.kde``); the result agrees with brute force to about
     1e-12 of the nearby weight.
 
-    *Far from the data.* A compact kernel's densities both vanish when no
-    training score lies within one bandwidth of x; Eq. 5 is then 0/0. The
-    estimator predicts the estimate at the nearest training score instead (the
-    mean of the two when x is exactly halfway), the nearest point where Eq. 5 is
-    defined. The Gaussian sums are computed as log-sum-exp around the nearest
-    training score, so they never underflow and Eq. 5 is evaluated as it stands
-    even at :math:`|x| = 10^6` (where it tends to the label side of the extreme scores).
+    *Far from the data.* By default (``out_of_bounds="clip"``) a score outside
+    the training range gets the estimate at the nearest extreme training score.
+    Inside the range, and everywhere with ``"extrapolate"``: a compact kernel's
+    densities both vanish when no training score lies within one bandwidth of
+    x, and Eq. 5 is then 0/0. The estimator predicts the estimate at the
+    nearest training score instead (the mean of the two when x is exactly
+    halfway), the nearest point where Eq. 5 is defined. The Gaussian sums are
+    computed as log-sum-exp around the nearest training score, so they never
+    underflow and Eq. 5 is evaluated as it stands even at :math:`|x| = 10^6`
+    (where it tends to the label of the extreme training score on that side).
+
+    When every training score with positive weight is the same (after the logit,
+    with ``logit_input=True``), the map is the constant weighted base rate
+    ``class_prior_[1]``.
 
     Zero-weight rows are dropped. Integer weights give the same fit as repeated
     rows.
@@ -300,13 +315,28 @@ class KDECalibration(BaseCalibrator):
     Examples
     --------
     >>> from calibbook import KDECalibration
-    >>> cal = KDECalibration(kernel="boxcar", bandwidth=1.0).fit([0.0, 0.5, 1.0, 1.5], [0, 0, 1, 1])
-    >>> cal.predict([0.0, 0.75, 1.5]).round(3).tolist()  # 1 of 3, 2 of 4, 2 of 3 neighbours positive
+    >>> cal = KDECalibration(kernel="boxcar", bandwidth=1.0)
+    >>> cal = cal.fit([0.0, 0.5, 1.0, 1.5], [0, 0, 1, 1])
+    >>> cal.predict([0.0, 0.75, 1.5]).round(3).tolist()  # positive neighbours: 1/3, 2/4, 2/3
     [0.333, 0.5, 0.667]
+    >>> cal.predict([-5.0, 9.0]).round(3).tolist()  # clipped to the training range [0, 1.5]
+    [0.333, 0.667]
     """
+
+    _parameter_constraints = {
+        "kernel": [Options(*KERNELS)],
+        "bandwidth": [Options(*BANDWIDTH_RULES), Interval(Real, 0, None, closed="neither")],
+        "shared_bandwidth": ["boolean"],
+        "reflect": ["boolean"],
+        "logit_input": ["boolean"],
+        "method": [Options(*METHODS)],
+        "binned_tol": [Interval(Real, 0, 1, closed="neither")],
+        "out_of_bounds": [Options("clip", "extrapolate")],
+    }
 
     def __init__(
         self,
+        *,
         kernel="gaussian",
         bandwidth="silverman",
         shared_bandwidth=True,
@@ -314,6 +344,7 @@ class KDECalibration(BaseCalibrator):
         logit_input=False,
         method="auto",
         binned_tol=1e-4,
+        out_of_bounds="clip",
     ):
         self.kernel = kernel
         self.bandwidth = bandwidth
@@ -322,6 +353,7 @@ class KDECalibration(BaseCalibrator):
         self.logit_input = logit_input
         self.method = method
         self.binned_tol = binned_tol
+        self.out_of_bounds = out_of_bounds
 
     @property
     def _requires_probabilities(self):
@@ -330,23 +362,7 @@ class KDECalibration(BaseCalibrator):
     def _features(self, scores):
         return clipped_logit(scores) if self.logit_input else scores
 
-    def _check_params(self):
-        check_option(self.kernel, "kernel", KERNELS)
-        check_option(self.method, "method", METHODS)
-        if isinstance(self.bandwidth, str):
-            check_option(self.bandwidth, "bandwidth", BANDWIDTH_RULES)
-        elif (
-            not isinstance(self.bandwidth, numbers.Real)
-            or isinstance(self.bandwidth, bool)
-            or not np.isfinite(self.bandwidth)
-            or self.bandwidth <= 0
-        ):
-            raise ValueError(
-                f"bandwidth must be one of {BANDWIDTH_RULES} or a finite number > 0; got {self.bandwidth!r}."
-            )
-        tol = self.binned_tol
-        if not isinstance(tol, numbers.Real) or not (0 < tol < 1):
-            raise ValueError(f"binned_tol must be a number in (0, 1); got {tol!r}.")
+    def _check_parameter_combinations(self):
         if self.reflect and self.logit_input:
             raise ValueError(
                 "reflect=True and logit_input=True cannot be combined: reflection mirrors the "
@@ -361,22 +377,24 @@ class KDECalibration(BaseCalibrator):
         if self.shared_bandwidth:
             h = np.array([pooled, pooled])
         else:
-            h = np.array([bandwidth_rule(cx, cw, self.bandwidth, self.kernel) for cx, cw in classes])
+            h = np.array(
+                [bandwidth_rule(cx, cw, self.bandwidth, self.kernel) for cx, cw in classes]
+            )
             h[h <= 0] = pooled  # a class whose scores do not vary borrows the pooled bandwidth
         # all scores equal: every bandwidth gives the same constant map, so any will do
         h[h <= 0] = 1.0
         return h
 
     def _fit(self, scores, y, sample_weight):
-        self._check_params()
-        scores = self._features(scores)
         if sample_weight is None:
-            order = np.argsort(scores, kind="stable")
-            xs, ys, ws = scores[order], y[order], np.ones_like(scores)
+            ws = np.ones_like(scores)
         else:
             keep = sample_weight > 0
-            order = np.argsort(scores[keep], kind="stable")
-            xs, ys, ws = scores[keep][order], y[keep][order], sample_weight[keep][order]
+            scores, y, ws = scores[keep], y[keep], sample_weight[keep]
+        self.score_range_ = np.array([scores.min(), scores.max()])
+        scores = self._features(scores)
+        order = np.argsort(scores, kind="stable")
+        xs, ys, ws = scores[order], y[order], ws[order]
         pos = ys == 1.0
         classes = [(xs[~pos], ws[~pos]), (xs[pos], ws[pos])]
         h = self._bandwidths(xs, ws, classes)
@@ -413,7 +431,8 @@ class KDECalibration(BaseCalibrator):
         h_min, h_max = min(d.h for d in dens), max(d.h for d in dens)
         lo = min(d.xs[0] for d in dens) - 6.0 * h_max
         hi = max(d.xs[-1] for d in dens) + 6.0 * h_max
-        n_grid = min(_MAX_GRID, int(math.ceil((hi - lo) / (h_min / _GRID_POINTS_PER_BANDWIDTH))) + 1)
+        n_grid = int(math.ceil((hi - lo) / (h_min / _GRID_POINTS_PER_BANDWIDTH))) + 1
+        n_grid = min(_MAX_GRID, n_grid)
         delta = (hi - lo) / (n_grid - 1)
         grid_values = []
         error = 0.0
@@ -444,9 +463,7 @@ class KDECalibration(BaseCalibrator):
         else:
             quad = (x - n0) ** 2 / (2.0 * d0.h**2) - (x - n1) ** 2 / (2.0 * d1.h**2)
         log_a, log_b = ls1 - math.log(d1.h), ls0 - math.log(d0.h) - quad
-        z = log_b - log_a  # P = 1 / (1 + exp(z)), written so exp never overflows
-        ez = np.exp(-np.abs(z))
-        return np.where(z >= 0, ez / (1.0 + ez), 1.0 / (1.0 + ez))
+        return expit(log_a - log_b)  # a / (a + b)
 
     def _posterior_gaussian_binned(self, x):
         lo, delta, n_grid, b_grid, a_grid = self._grid
@@ -487,6 +504,10 @@ class KDECalibration(BaseCalibrator):
         return p
 
     def _predict(self, scores):
+        if self.support_.size == 1:  # constant training scores: the base rate
+            return np.full(scores.shape, self.class_prior_[1])
+        if self.out_of_bounds == "clip":
+            scores = np.clip(scores, *self.score_range_)
         scores = self._features(scores)
         if self.kernel != "gaussian":
             return self._posterior_compact(scores)

@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate
+from sklearn.base import clone
 
 from calibbook.kde import EQUIVALENT_BANDWIDTH_FACTORS, KERNELS, KDECalibration, bandwidth_rule
 
@@ -38,6 +39,11 @@ def brute_eq5(s, y, w, q, kernel, h0, h1, reflect=False):
         return a / (a + b), a + b
 
 
+def at(q, s, out_of_bounds="clip"):
+    """Where the calibrator evaluates Eq. 5 for query q: clipped to the training range or not."""
+    return np.clip(q, s.min(), s.max()) if out_of_bounds == "clip" else q
+
+
 def make_data(n=200, seed=0, scale=1.0):
     rng = np.random.default_rng(seed)
     s = rng.normal(scale=scale, size=n)
@@ -48,13 +54,16 @@ def make_data(n=200, seed=0, scale=1.0):
 @pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("bandwidth", [0.03, 0.4, 3.0, "silverman", "silverman_robust", "scott"])
 @pytest.mark.parametrize("shared", [True, False])
-def test_matches_brute_force_eq5(kernel, bandwidth, shared):
+@pytest.mark.parametrize("out_of_bounds", ["clip", "extrapolate"])
+def test_matches_brute_force_eq5(kernel, bandwidth, shared, out_of_bounds):
     s, y = make_data()
     w = np.random.default_rng(1).uniform(0.2, 2.0, size=s.size)
-    cal = KDECalibration(kernel=kernel, bandwidth=bandwidth, shared_bandwidth=shared, method="exact").fit(s, y, w)
+    cal = KDECalibration(kernel=kernel, bandwidth=bandwidth, shared_bandwidth=shared,
+                         method="exact", out_of_bounds=out_of_bounds).fit(s, y, w)
     h0, h1 = cal.bandwidth_
     q = np.concatenate([s, np.linspace(-4, 4, 401)])
-    expected, denom = brute_eq5(s, y, w, q, kernel, h0, h1)
+    assert q.min() < s.min() and q.max() > s.max()
+    expected, denom = brute_eq5(s, y, w, at(q, s, out_of_bounds), kernel, h0, h1)
     defined = denom > 1e-6 * denom.max()
     p = cal.predict(q)
     np.testing.assert_allclose(p[defined], expected[defined], rtol=0, atol=1e-9)
@@ -72,7 +81,8 @@ def test_reflection_matches_brute_force(kernel, bandwidth, shared):
     cal = KDECalibration(kernel=kernel, bandwidth=bandwidth, shared_bandwidth=shared, reflect=True,
                          method="exact").fit(s, y)
     q = np.concatenate([s, np.linspace(0, 1, 301)])
-    expected, denom = brute_eq5(s, y, np.ones_like(s), q, kernel, *cal.bandwidth_, reflect=True)
+    expected, denom = brute_eq5(s, y, np.ones_like(s), at(q, s), kernel, *cal.bandwidth_,
+                                reflect=True)
     defined = denom > 1e-6 * denom.max()
     np.testing.assert_allclose(cal.predict(q)[defined], expected[defined], atol=1e-9)
 
@@ -99,20 +109,21 @@ def test_compact_kernel_accuracy_with_far_offset_and_large_n():
     for kernel in ("boxcar", "epanechnikov", "tricube"):
         for h in (0.01, 0.2, 2.0):
             cal = KDECalibration(kernel=kernel, bandwidth=h).fit(s, y)
-            expected, denom = brute_eq5(s, y, np.ones_like(s), q, kernel, h, h)
+            expected, denom = brute_eq5(s, y, np.ones_like(s), at(q, s), kernel, h, h)
             defined = denom > 1e-6 * denom.max()
             np.testing.assert_allclose(cal.predict(q)[defined], expected[defined], atol=1e-9)
 
 
 @pytest.mark.parametrize("kernel", KERNELS)
-def test_far_from_data_gives_nearest_estimate_never_nan(kernel):
+@pytest.mark.parametrize("out_of_bounds", ["clip", "extrapolate"])
+def test_far_from_data_gives_nearest_estimate_never_nan(kernel, out_of_bounds):
     s, y = make_data()
-    cal = KDECalibration(kernel=kernel, bandwidth=0.05).fit(s, y)
+    cal = KDECalibration(kernel=kernel, bandwidth=0.05, out_of_bounds=out_of_bounds).fit(s, y)
     far = np.array([-1e300, -1e6, -50.0, 50.0, 1e6, 1e300])
     p = cal.predict(far)
     assert np.isfinite(p).all() and (p >= 0).all() and (p <= 1).all()
-    if kernel != "gaussian":  # compact: the estimate at the nearest training score
-        np.testing.assert_allclose(p, cal.predict([s.min()] * 3 + [s.max()] * 3))
+    if out_of_bounds == "clip" or kernel != "gaussian":  # the estimate at the nearest score
+        np.testing.assert_array_equal(p, cal.predict([s.min()] * 3 + [s.max()] * 3))
     else:  # Eq. 5 itself (log-sum-exp): the label of the extreme training score dominates
         assert p[0] == pytest.approx(y[np.argmin(s)], abs=1e-9)
         assert p[-1] == pytest.approx(y[np.argmax(s)], abs=1e-9)
@@ -164,29 +175,55 @@ def test_bandwidth_rules():
     assert bandwidth_rule(x, w, "silverman") == pytest.approx(1.06 * sigma * 500 ** -0.2)
     assert bandwidth_rule(x, w, "scott") == pytest.approx(sigma * 500 ** -0.2)
     iqr = np.subtract(*np.percentile(x, [75, 25]))
-    assert bandwidth_rule(x, w, "silverman_robust") == pytest.approx(0.9 * min(sigma, iqr / 1.34) * 500 ** -0.2)
+    robust = 0.9 * min(sigma, iqr / 1.34) * 500 ** -0.2
+    assert bandwidth_rule(x, w, "silverman_robust") == pytest.approx(robust)
     # integer weights equal repeated rows, including the weighted IQR
     wi = rng.integers(0, 4, size=x.size).astype(float)
     for rule in ("silverman", "silverman_robust", "scott"):
         rep = np.repeat(x, wi.astype(int))
-        assert bandwidth_rule(x, wi, rule) == pytest.approx(bandwidth_rule(rep, np.ones_like(rep), rule), rel=1e-12)
+        expected = bandwidth_rule(rep, np.ones_like(rep), rule)
+        assert bandwidth_rule(x, wi, rule) == pytest.approx(expected, rel=1e-12)
 
 
-def test_constant_scores_give_the_prior():
-    cal = KDECalibration(kernel="boxcar").fit([0.3, 0.3, 0.3, 0.3], [0, 1, 1, 1])
-    np.testing.assert_allclose(cal.predict([0.3, 0.0, 10.0]), 0.75)
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("out_of_bounds", ["clip", "extrapolate"])
+@pytest.mark.parametrize("shared", [True, False])
+def test_constant_scores_give_the_base_rate_exactly(kernel, out_of_bounds, shared):
+    cal = KDECalibration(kernel=kernel, out_of_bounds=out_of_bounds, shared_bandwidth=shared)
+    y = np.r_[np.ones(21), np.zeros(19)]
+    p = cal.fit(np.full(40, 0.3), y).predict([0.3, 0.0, 0.29, 10.0])
+    assert (p == 21 / 40).all()
+    # weighted; a zero-weight row with another score does not count
+    s = np.r_[np.full(40, 0.3), 0.9]
+    w = np.r_[np.arange(1.0, 41.0), 0.0]
+    p = cal.fit(s, np.r_[y, 1.0], w).predict([0.3, 0.0, 0.9])
+    assert (p == w[:21].sum() / w.sum()).all()
+    # probabilities that the logit's clip at 1e-12 makes equal
+    p = KDECalibration(kernel=kernel, logit_input=True).fit([0.0, 1e-14, 1e-13], [0, 1, 1])
+    assert (p.predict([0.0, 0.5, 1.0]) == 2 / 3).all()
+
+
+def test_unequal_scores_keep_a_bandwidth():
     cal = KDECalibration(shared_bandwidth=False).fit([0.3, 0.3, 0.5, 0.6], [0, 0, 1, 1])
     assert np.isfinite(cal.bandwidth_).all() and (cal.bandwidth_ > 0).all()
 
 
 @pytest.mark.parametrize("params", [
     dict(kernel="cosine"), dict(bandwidth=0.0), dict(bandwidth=-1.0), dict(bandwidth=np.nan),
-    dict(bandwidth="normal"), dict(method="fft"), dict(binned_tol=0.0), dict(bandwidth=True),
+    dict(bandwidth="normal"), dict(method="fft"), dict(binned_tol=0.0), dict(binned_tol=1.0),
+    dict(bandwidth=True), dict(shared_bandwidth=1), dict(reflect="yes"), dict(logit_input=None),
+    dict(out_of_bounds="nearest"), dict(out_of_bounds="raise"),
 ])
 def test_bad_parameters(params):
     s, y = make_data(n=50)
-    with pytest.raises(ValueError):
+    (name,) = params
+    with pytest.raises(ValueError, match=f"^{name} must be .*; got "):
         KDECalibration(**params).fit(s, y)
+
+
+def test_constructor_is_keyword_only():
+    with pytest.raises(TypeError):
+        KDECalibration("boxcar")
 
 
 def test_reflection_needs_probabilities():
@@ -196,11 +233,14 @@ def test_reflection_needs_probabilities():
 
 @pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("reflect", [False, True])
-def test_contract(kernel, reflect):
+@pytest.mark.parametrize("out_of_bounds", ["clip", "extrapolate"])
+def test_contract(kernel, reflect, out_of_bounds):
     rng = np.random.default_rng(8)
     s = rng.uniform(size=120)
     y = (rng.uniform(size=120) < s).astype(float)
-    check_calibrator_contract(KDECalibration(kernel=kernel, reflect=reflect, shared_bandwidth=False), s, y)
+    cal = KDECalibration(kernel=kernel, reflect=reflect, shared_bandwidth=False,
+                         out_of_bounds=out_of_bounds)
+    check_calibrator_contract(cal, s, y)
 
 
 def test_contract_binned():
@@ -228,8 +268,12 @@ def test_property_in_unit_interval_and_weights_are_repeats(n, seed, kernel, h, s
     cal = KDECalibration(kernel=kernel, bandwidth=h, shared_bandwidth=shared).fit(s, y, w)
     p = cal.predict(q)
     assert np.isfinite(p).all() and (p >= 0).all() and (p <= 1).all()
-    rep = KDECalibration(kernel=kernel, bandwidth=h, shared_bandwidth=shared).fit(np.repeat(s, w), np.repeat(y, w))
+    rep = clone(cal).fit(np.repeat(s, w), np.repeat(y, w))
     np.testing.assert_allclose(p, rep.predict(q), atol=1e-9)
+    # beyond the range of the rows with weight: the prediction at the nearest extreme
+    lo, hi = s[w > 0].min(), s[w > 0].max()
+    p_lo, p_hi = cal.predict([lo, hi])
+    assert (p[q <= lo] == p_lo).all() and (p[q >= hi] == p_hi).all()
 
 
 @pytest.mark.parametrize("kernel", ["boxcar", "epanechnikov", "tricube"])
@@ -242,7 +286,7 @@ def test_huge_score_range_with_tiny_bandwidth(kernel):
         cal = KDECalibration(kernel=kernel, bandwidth=h).fit(s, y)
         p = cal.predict(q)
         assert np.isfinite(p).all() and (p >= 0).all() and (p <= 1).all()
-        expected, denom = brute_eq5(s, y, np.ones_like(s), q[:-2], kernel, h, h)
+        expected, denom = brute_eq5(s, y, np.ones_like(s), at(q[:-2], s), kernel, h, h)
         defined = denom > 1e-6 * denom.max()
         np.testing.assert_allclose(p[:-2][defined], expected[defined], atol=1e-9)
 
@@ -259,7 +303,8 @@ def test_logit_input_is_eq5_on_the_logits(kernel):
     cal = KDECalibration(kernel=kernel, logit_input=True, method="exact").fit(p, y)
     eps = 1e-12
     z = np.log(np.clip(p, eps, 1 - eps)) - np.log1p(-np.clip(p, eps, 1 - eps))
-    np.testing.assert_allclose(cal.bandwidth_, bandwidth_rule(z, np.ones_like(z), "silverman", kernel), rtol=1e-12)
+    expected_h = bandwidth_rule(z, np.ones_like(z), "silverman", kernel)
+    np.testing.assert_allclose(cal.bandwidth_, expected_h, rtol=1e-12)
     q = np.concatenate([p, np.linspace(0, 1, 201)])
     zq = np.log(np.clip(q, eps, 1 - eps)) - np.log1p(-np.clip(q, eps, 1 - eps))
     expected, denom = brute_eq5(z, y, np.ones_like(z), zq, kernel, *cal.bandwidth_)
@@ -272,6 +317,51 @@ def test_logit_input_needs_probabilities_and_excludes_reflect():
         KDECalibration(logit_input=True).fit([-1.0, 0.5, 2.0], [0, 1, 1])
     with pytest.raises(ValueError, match="reflect=True and logit_input=True"):
         KDECalibration(logit_input=True, reflect=True).fit([0.1, 0.5, 0.9], [0, 1, 1])
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("variant", [{}, {"logit_input": True}, {"reflect": True}])
+def test_clip_predicts_the_nearest_training_extreme(kernel, variant):
+    # the clip acts on the scores as passed (probabilities here), before any logit
+    rng = np.random.default_rng(12)
+    s = rng.uniform(0.2, 0.7, size=150)
+    y = (rng.uniform(size=150) < s).astype(float)
+    w = rng.uniform(0.5, 2.0, size=s.size)
+    w[np.argmin(s)] = w[np.argmax(s)] = 0.0  # zero-weight rows do not count for the range
+    lo, hi = s[w > 0].min(), s[w > 0].max()
+    cal = KDECalibration(kernel=kernel, **variant).fit(s, y, w)
+    np.testing.assert_array_equal(cal.score_range_, [lo, hi])
+    p_lo, p_hi = cal.predict([lo, hi])
+    assert (cal.predict([0.0, 0.1, s.min(), lo]) == p_lo).all()
+    assert (cal.predict([hi, s.max(), 0.9, 1.0]) == p_hi).all()
+    # "extrapolate" evaluates Eq. 5 beyond the range instead
+    far = clone(cal).set_params(out_of_bounds="extrapolate").fit(s, y, w)
+    if kernel == "gaussian":
+        assert far.predict([0.0])[0] != p_lo
+    q = np.linspace(0.0, 1.0, 101)
+    z, zq = s, q
+    if variant.get("logit_input"):  # Eq. 5 on the logits, probabilities clipped to 1e-12
+        z, zq = (np.log(np.clip(v, 1e-12, 1 - 1e-12)) - np.log1p(-np.clip(v, 1e-12, 1 - 1e-12))
+                 for v in (s, q))
+    expected, denom = brute_eq5(z[w > 0], y[w > 0], w[w > 0], zq, kernel, *far.bandwidth_,
+                                reflect=bool(variant.get("reflect")))
+    defined = denom > 1e-6 * denom.max()
+    np.testing.assert_allclose(far.predict(q)[defined], expected[defined], atol=1e-9)
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_integer_weights_are_repeated_rows_outside_the_range(kernel):
+    s, y = make_data(n=150, seed=13)
+    w = np.random.default_rng(2).integers(0, 4, size=s.size)
+    w[[np.argmin(s), np.argmax(s)]] = 0  # the extremes drop out of the weighted fit
+    w[np.flatnonzero(y == 1)[0]] = w[np.flatnonzero(y == 0)[0]] = 1
+    q = np.r_[-50.0, s.min(), np.linspace(-3, 3, 31), s.max(), 50.0]
+    for out_of_bounds in ("clip", "extrapolate"):
+        cal = KDECalibration(kernel=kernel, out_of_bounds=out_of_bounds)
+        weighted = clone(cal).fit(s, y, w)
+        repeated = clone(cal).fit(np.repeat(s, w), np.repeat(y, w))
+        np.testing.assert_array_equal(weighted.score_range_, repeated.score_range_)
+        np.testing.assert_allclose(weighted.predict(q), repeated.predict(q), atol=1e-12)
 
 
 def _roughness_and_variance(kernel):

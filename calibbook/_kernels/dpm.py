@@ -5,12 +5,13 @@ Normal-Wishart (1-D: Normal-Gamma) prior on each component's mean and precision,
 updated by coordinate ascent (Blei & Jordan 2006; Bishop 2006, Section 10.2). As in
 scikit-learn, the last stick keeps a Beta(1 + N_K, gamma) posterior instead of Blei
 and Jordan's v_K = 1, and the weights are renormalised; this is not the accelerated
-variant of Kurihara, Welling & Vlassis (2007) that the density-calibration paper used. The parametrisation, the order of the updates and the
-lower bound follow scikit-learn's ``BayesianGaussianMixture`` with
-``weight_concentration_prior_type="dirichlet_process"`` and
-``covariance_type="full"`` in one dimension, so the two can be compared term by
-term. Each sample i carries a weight w_i that multiplies its sufficient
-statistics and its entropy term: an integer weight equals repeating the row.
+variant of Kurihara, Welling & Vlassis (2007) that the density-calibration paper used.
+The parametrisation, the order of the updates and the lower bound follow
+scikit-learn's ``BayesianGaussianMixture`` with
+``weight_concentration_prior_type="dirichlet_process"`` and ``covariance_type="full"``
+in one dimension, so the two can be compared term by term. Each sample i carries a
+weight w_i that multiplies its sufficient statistics and its entropy term: an integer
+weight equals repeating the row.
 
 Parameters of the variational posterior (per component k):
 ``a, b``: Beta(a_k, b_k) of stick v_k; ``beta``: precision scale of the mean;
@@ -37,7 +38,9 @@ def digamma(x):
     inv = 1.0 / x
     inv2 = inv * inv
     # 1/(12 x^2) - 1/(120 x^4) + 1/(252 x^6) - 1/(240 x^8) + 1/(132 x^10), by Horner
-    series = inv2 * (1.0 / 12 - inv2 * (1.0 / 120 - inv2 * (1.0 / 252 - inv2 * (1.0 / 240 - inv2 / 132))))
+    series = inv2 * (
+        1.0 / 12 - inv2 * (1.0 / 120 - inv2 * (1.0 / 252 - inv2 * (1.0 / 240 - inv2 / 132)))
+    )
     return result + math.log(x) - 0.5 * inv - series
 
 
@@ -122,7 +125,9 @@ def _lower_bound(w, log_resp, a, b, beta, nu, cov):
     sum_log_beta = 0.0
     for k in range(n_comp):
         log_det_chol = -0.5 * math.log(cov[k]) - 0.5 * math.log(nu[k])
-        log_wishart += -(nu[k] * log_det_chol + nu[k] * 0.5 * math.log(2.0) + math.lgamma(0.5 * nu[k]))
+        log_wishart += -(
+            nu[k] * log_det_chol + nu[k] * 0.5 * math.log(2.0) + math.lgamma(0.5 * nu[k])
+        )
         log_norm_weight -= math.lgamma(a[k]) + math.lgamma(b[k]) - math.lgamma(a[k] + b[k])
         sum_log_beta += math.log(beta[k])
     return entropy - log_wishart - log_norm_weight - 0.5 * sum_log_beta

@@ -90,7 +90,7 @@ def _binomials(n):
 
 @njit(cache=True)
 def _range_sum(prefix, a, b, c, d, sign, q, binom):
-    """sum over points [a, b) of cell c of w_i K(u_i), where u_i = d - t_i and |u_i| = sign * u_i."""
+    """sum over points [a, b) of cell c of w_i K(u_i), with u_i = d - t_i, |u_i| = sign * u_i."""
     degree = q.shape[0] - 1
     total = 0.0
     for j in range(degree + 1):
@@ -110,7 +110,9 @@ def _range_sum(prefix, a, b, c, d, sign, q, binom):
 
 
 @njit(cache=True)
-def compact_kernel_sums(xs, point_cell, cell_start, cell_centre, prefix, h, q, queries, out_sum, out_mass):
+def compact_kernel_sums(
+    xs, point_cell, cell_start, cell_centre, prefix, h, q, queries, out_sum, out_mass
+):
     """For each query x: sum_i w_i K((x - x_i) / h) over the window [x - h, x + h].
 
     Also writes the total weight of the cells the window touches (``out_mass``),
