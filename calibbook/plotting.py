@@ -8,9 +8,18 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .experiments.statistics import nemenyi_critical_difference
 from .metrics import reliability_curve
 
-__all__ = ["STYLE", "COLORS", "use_style", "reliability_diagram", "histogram_axes", "label_outer", "critical_difference_diagram"]
+__all__ = [
+    "STYLE",
+    "COLORS",
+    "use_style",
+    "reliability_diagram",
+    "histogram_axes",
+    "label_outer",
+    "critical_difference_diagram",
+]
 
 #: The book's colour cycle, the Okabe-Ito palette, whose eight colours stay
 #: distinguishable under the common colour-vision deficiencies.
@@ -51,8 +60,7 @@ def use_style():
     References
     ----------
     Okabe & Ito, "Color universal design (CUD): how to make figures and
-    presentations that are friendly to colorblind people" (2008); Hunter, "Matplotlib: a 2D graphics environment", Computing in Science &
-    Engineering 9 (2007).
+    presentations that are friendly to colorblind people" (2008).
 
     Examples
     --------
@@ -118,11 +126,6 @@ def label_outer(axes):
     -------
     ndarray of matplotlib.axes.Axes
         The same Axes, as a 2-D array.
-
-    References
-    ----------
-    Hunter, "Matplotlib: a 2D graphics environment", Computing in Science &
-    Engineering 9 (2007).
 
     Examples
     --------
@@ -210,7 +213,8 @@ def reliability_diagram(
     histogram_height : float, default=0.25
         Fraction of the axes height the tallest histogram bar reaches.
     color : color, optional
-        Colour for a single model (mappings use the style's colour cycle).
+        Colour for a single model. By default, and for mappings, the next colours of the
+        Axes' property cycle, which each model advances as a plotted line does.
     **line_kwargs
         Passed to :meth:`matplotlib.axes.Axes.errorbar` for the curve.
 
@@ -265,16 +269,16 @@ def reliability_diagram(
     if not any(line.get_gid() == "calibbook-diagonal" for line in ax.get_lines()):
         ax.plot([0, 1], [0, 1], ls="--", color="0.5", lw=1, gid="calibbook-diagonal",
                 label="perfect calibration")
-    if color is None:
-        color = ax._get_lines.get_next_color()
     x, obs = curve["mean_predicted"].to_numpy(), curve["observed"].to_numpy()
     yerr = None
     if confidence is not None:
         yerr = np.vstack([obs - curve["ci_lower"].to_numpy(), curve["ci_upper"].to_numpy() - obs])
-    ax.errorbar(
+    # color=None: errorbar takes the next colour of the Axes' cycle, as plot does
+    bars = ax.errorbar(
         x, obs, yerr=yerr, color=color, marker="o",
         capsize=2, elinewidth=0.8, label=label, **line_kwargs,
     )
+    color = bars.lines[0].get_color()  # the histogram wears the curve's colour
 
     if show_histogram:
         hax = _histogram_axes(ax, histogram_height)
@@ -346,8 +350,6 @@ def critical_difference_diagram(average_ranks, n_datasets, *, alpha=0.05, ax=Non
     """
     import matplotlib.pyplot as plt
 
-    from .experiments import nemenyi_critical_difference
-
     items = sorted(dict(average_ranks).items(), key=lambda kv: kv[1])
     names = [n for n, _ in items]
     ranks = np.array([float(r) for _, r in items])
@@ -364,12 +366,13 @@ def critical_difference_diagram(average_ranks, n_datasets, *, alpha=0.05, ax=Non
     ax.plot([lo, lo + cd], [0.5, 0.5], color="black", lw=1.5)
     ax.text(lo + cd / 2, 0.55, f"CD = {cd:.2f}", ha="center", va="bottom", fontsize=9)
     half = (k + 1) // 2
-    for i, (name, r) in enumerate(zip(names, ranks)):
+    for i, (name, r) in enumerate(zip(names, ranks, strict=True)):
         left = i < half
         depth = -(0.35 + 0.3 * (i if left else k - 1 - i))
         xt = lo - 0.2 if left else hi + 0.2
         ax.plot([r, r, xt], [0, depth, depth], color="black", lw=0.8)
-        ax.text(xt, depth, f"{name} ({r:.2f})", ha="right" if left else "left", va="center", fontsize=9)
+        ax.text(xt, depth, f"{name} ({r:.2f})", ha="right" if left else "left", va="center",
+                fontsize=9)
     # maximal groups of methods whose ranks lie within CD of each other
     cliques = []
     for i in range(k):
@@ -380,7 +383,8 @@ def critical_difference_diagram(average_ranks, n_datasets, *, alpha=0.05, ax=Non
             cliques.append((i, j))
     for level, (i, j) in enumerate(cliques):
         y = -0.15 - 0.1 * level
-        ax.plot([ranks[i] - 0.03, ranks[j] + 0.03], [y, y], color="black", lw=3, solid_capstyle="butt")
+        ax.plot([ranks[i] - 0.03, ranks[j] + 0.03], [y, y], color="black", lw=3,
+                solid_capstyle="butt")
     ax.set_ylim(-(0.35 + 0.3 * half) - 0.1, 0.9)
     ax.axis("off")
     return ax

@@ -81,7 +81,7 @@ def main(argv=None):
         "cpu_count": os.cpu_count(),
         "machine": platform.processor() or platform.machine(),
         "python": platform.python_version(),
-        "software": ex._software_versions(),
+        "software": ex._cache.software_versions(),
         "load_average_after": os.getloadavg()[0],
     }
     args.csv.with_suffix(".json").write_text(json.dumps(provenance, indent=1) + "\n")

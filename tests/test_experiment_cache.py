@@ -13,11 +13,13 @@ import numpy as np
 import pytest
 from sklearn.base import BaseEstimator
 
+import calibbook
 from calibbook import experiments as ex
+from calibbook.experiments import _cache
 
 from .test_experiments import _tiny
 
-PACKAGE = Path(ex.__file__).resolve().parent
+PACKAGE = Path(calibbook.__file__).resolve().parent
 OLD_DEFAULT = PACKAGE.parent / "data" / "cache" / "experiments"  # the default before this change
 CALLS = []
 
@@ -40,7 +42,8 @@ def _run(**kw):
     """A two-fold experiment with one classifier and one calibrator: two fits when computed."""
     X, y = _tiny()
     return ex.repeated_cv_protocol(
-        {"tiny": (X, y)}, ["LR"], {"counter": Counter()}, n_splits=2, n_repeats=1, disable=True, **kw
+        {"tiny": (X, y)}, ["LR"], {"counter": Counter()}, n_splits=2, n_repeats=1, disable=True,
+        **kw,
     )
 
 
@@ -49,7 +52,8 @@ def _files(root):
     root = Path(root)
     if not root.exists():
         return set()
-    return {p.relative_to(root) for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    files = (p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    return {p.relative_to(root) for p in files}
 
 
 def _copy_package(dest):
@@ -104,58 +108,62 @@ def test_platform_default_locations(tmp_path, monkeypatch, platform, expected):
     monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("LOCALAPPDATA", str(tmp_path / "local"))
-    got = ex._user_cache_dir("calibbook", platform=platform) / "experiments"
+    got = _cache.user_cache_dir("calibbook", platform=platform) / "experiments"
     assert got == tmp_path.joinpath(*expected)
-    if platform == "win32":  # without LOCALAPPDATA: the usual AppData\Local under the home directory
+    if platform == "win32":  # without LOCALAPPDATA: the usual AppData\Local under the home
         monkeypatch.delenv("LOCALAPPDATA")
         local = Path.home() / "AppData" / "Local"
-        assert ex._user_cache_dir("calibbook", platform=platform) == local / "calibbook" / "Cache"
+        got = _cache.user_cache_dir("calibbook", platform=platform)
+        assert got == local / "calibbook" / "Cache"
     # XDG_CACHE_HOME, when absolute, comes first on every platform; a relative one is ignored
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert ex._user_cache_dir("calibbook", platform=platform) == tmp_path / "xdg" / "calibbook"
+    assert _cache.user_cache_dir("calibbook", platform=platform) == tmp_path / "xdg" / "calibbook"
     monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")
-    assert ex._user_cache_dir("calibbook", platform=platform) != Path("relative/cache/calibbook")
+    assert _cache.user_cache_dir("calibbook", platform=platform) != Path("relative/cache/calibbook")
 
 
 def test_default_cache_dir_is_outside_package(tmp_path, monkeypatch):
     monkeypatch.delenv("CALIBBOOK_CACHE", raising=False)
     monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
-    default = ex._default_cache_dir().resolve()
+    default = _cache.default_cache_dir().resolve()
     assert PACKAGE not in default.parents and default != PACKAGE
     assert default.parts[-2:] == ("calibbook", "experiments")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    assert ex._default_cache_dir() == tmp_path / "calibbook" / "experiments"
+    assert _cache.default_cache_dir() == tmp_path / "calibbook" / "experiments"
     monkeypatch.setenv("CALIBBOOK_CACHE", str(tmp_path / "override"))
-    assert ex._default_cache_dir() == tmp_path / "override"
+    assert _cache.default_cache_dir() == tmp_path / "override"
     monkeypatch.setenv("CALIBBOOK_CACHE", "")  # empty counts as unset
-    assert ex._default_cache_dir() == tmp_path / "calibbook" / "experiments"
+    assert _cache.default_cache_dir() == tmp_path / "calibbook" / "experiments"
 
 
 # ---------------------------------------------------------------------------
 # the source hash in the key
 # ---------------------------------------------------------------------------
-@pytest.mark.parametrize("changed", ["platt.py", "experiments.py", "_kernels/isotonic.py"])
+@pytest.mark.parametrize(
+    "changed", ["platt.py", "experiments/protocols.py", "_kernels/isotonic.py"]
+)
 def test_source_hash_changes_when_a_source_file_changes(tmp_path, changed):
     copy = _copy_package(tmp_path / "calibbook")
-    h0 = ex._source_hash(copy)
+    h0 = _cache.source_hash(copy)
     assert len(h0) == 64 and int(h0, 16) >= 0
-    assert h0 == ex._source_hash.__wrapped__(PACKAGE)  # same relative paths and bytes: same hash, wherever it lies
+    # same relative paths and bytes: same hash, wherever it lies
+    assert h0 == _cache.source_hash.__wrapped__(PACKAGE)
     with open(copy / changed, "a", encoding="utf-8") as f:
         f.write("\n# a one-line change\n")
-    assert ex._source_hash(copy) == h0  # computed once per process (lru_cache) ...
-    ex._source_hash.cache_clear()
-    h1 = ex._source_hash(copy)  # ... so a fresh process sees the change
+    assert _cache.source_hash(copy) == h0  # computed once per process (lru_cache) ...
+    _cache.source_hash.cache_clear()
+    h1 = _cache.source_hash(copy)  # ... so a fresh process sees the change
     assert h1 != h0
     # and so does the cache file the protocols would use
-    config = {"dataset": "tiny", "classifier": "LR", "software": ex._software_versions()}
-    p0 = ex._cache_path(tmp_path / "cache", {**config, "source": h0})
-    p1 = ex._cache_path(tmp_path / "cache", {**config, "source": h1})
+    config = {"dataset": "tiny", "classifier": "LR", "software": _cache.software_versions()}
+    p0 = _cache.cache_path(tmp_path / "cache", {**config, "source": h0})
+    p1 = _cache.cache_path(tmp_path / "cache", {**config, "source": h1})
     assert p0 != p1 and p0.parent == p1.parent
 
 
 def test_source_hash_sees_new_and_renamed_files(tmp_path):
     copy = _copy_package(tmp_path / "calibbook")
-    h = ex._source_hash.__wrapped__  # uncached
+    h = _cache.source_hash.__wrapped__  # uncached
     h0 = h(copy)
     (copy / "extra.py").write_text("X = 1\n", encoding="utf-8")
     h1 = h(copy)
@@ -169,16 +177,17 @@ def test_source_hash_sees_new_and_renamed_files(tmp_path):
 
 def test_protocol_recomputes_after_a_source_change(tmp_path, monkeypatch):
     copy = _copy_package(tmp_path / "calibbook")
-    uncached = ex._source_hash.__wrapped__
+    uncached = _cache.source_hash.__wrapped__
     # the protocols hash this copy instead of the installed package
-    monkeypatch.setattr(ex, "_source_hash", lambda package_root=None: uncached(copy))
+    monkeypatch.setattr(_cache, "source_hash", lambda package_root=None: uncached(copy))
     cache = tmp_path / "cache"
     CALLS.clear()
     first = _run(use_cache=True, cache_dir=cache)
     assert len(CALLS) == 2
     _run(use_cache=True, cache_dir=cache)
     assert len(CALLS) == 2  # unchanged source: read from the cache
-    (copy / "enir.py").write_text((copy / "enir.py").read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")
+    with open(copy / "enir.py", "a", encoding="utf-8") as f:
+        f.write("\n# changed\n")
     second = _run(use_cache=True, cache_dir=cache)
     assert len(CALLS) == 4  # changed source: recomputed, not read
     assert len(list(cache.glob("tiny-LR-*.csv"))) == 2  # under a new key

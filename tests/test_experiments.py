@@ -9,6 +9,8 @@ from scipy import stats
 from sklearn.base import BaseEstimator
 
 from calibbook import experiments as ex
+from calibbook import registry
+from calibbook.experiments import _cache, protocols, statistics, tables
 from calibbook.isotonic import IsotonicCalibration
 from calibbook.platt import PlattScaling
 
@@ -57,7 +59,9 @@ def test_friedman_matches_scipy_without_ties(seed):
 @given(
     st.integers(2, 15).flatmap(
         lambda n: st.integers(2, 7).flatmap(
-            lambda k: st.lists(st.lists(st.integers(0, 3), min_size=k, max_size=k), min_size=n, max_size=n)
+            lambda k: st.lists(
+                st.lists(st.integers(0, 3), min_size=k, max_size=k), min_size=n, max_size=n
+            )
         )
     )
 )
@@ -86,7 +90,9 @@ def test_friedman_tie_correction_on_a_tied_auc_column():
     # holds a tie; the uncorrected statistic would be smaller by the factor C
     rng = np.random.default_rng(3)
     raw = rng.uniform(0.7, 0.9, size=20)
-    table = np.column_stack([raw, raw, raw + rng.normal(0, 0.02, 20), raw + rng.normal(0.01, 0.02, 20)])
+    table = np.column_stack(
+        [raw, raw, raw + rng.normal(0, 0.02, 20), raw + rng.normal(0.01, 0.02, 20)]
+    )
     res = ex.friedman_test(table, measure="AUC")
     ref = stats.friedmanchisquare(*table.T)
     assert res.chi2 == pytest.approx(ref.statistic, rel=1e-12)
@@ -107,10 +113,12 @@ def test_demsar_worked_example():
     assert res.F_pvalue < 0.05
     # Nemenyi: q_0.05 = 2.569 for k=4, CD = 2.569 * sqrt(4*5/(6*14)) = 1.25
     assert ex.nemenyi_critical_difference(4, 14) == pytest.approx(1.25, abs=0.005)
-    assert ex.nemenyi_critical_difference(4, 14) / np.sqrt(20 / 84) == pytest.approx(2.569, abs=5e-4)
+    q = ex.nemenyi_critical_difference(4, 14) / np.sqrt(20 / 84)
+    assert q == pytest.approx(2.569, abs=5e-4)
     # Demšar's Table 5a, more k
     for k, q in [(2, 1.960), (3, 2.343), (5, 2.728), (10, 3.164)]:
-        assert ex.nemenyi_critical_difference(k, 6, 0.05) / np.sqrt(k * (k + 1) / 36) == pytest.approx(q, abs=1e-3)
+        cd = ex.nemenyi_critical_difference(k, 6, 0.05)
+        assert cd / np.sqrt(k * (k + 1) / 36) == pytest.approx(q, abs=1e-3)
 
 
 def test_friedman_needs_n_for_ranks():
@@ -131,7 +139,8 @@ def test_holm_hand_example():
     np.testing.assert_allclose(h["threshold"], [0.05 / 3, 0.05 / 2, 0.05])
     # p_a = 0.0021 < 0.0167 reject; p_b = 0.0404 >= 0.025 stop; c not rejected
     assert h["reject"].tolist() == [True, False, False]
-    np.testing.assert_allclose(h["p_adjusted"], np.maximum.accumulate([3 * p["a"], 2 * p["b"], p["c"]]))
+    adjusted = np.maximum.accumulate([3 * p["a"], 2 * p["b"], p["c"]])
+    np.testing.assert_allclose(h["p_adjusted"], adjusted)
     assert h["control_better"].all()
 
 
@@ -187,7 +196,8 @@ def test_protocol_shapes_and_training_fold_fit(tmp_path):
         {"tiny": (X, y)}, ["LR", "NB"], {"spy": Spy(), "iso": IsotonicCalibration()},
         n_splits=2, n_repeats=1, cache_dir=tmp_path, disable=True,
     )
-    assert list(res.columns) == ["dataset", "classifier", "method", "repeat", "fold", "measure", "value"]
+    columns = ["dataset", "classifier", "method", "repeat", "fold", "measure", "value"]
+    assert list(res.columns) == columns
     q = res[res.measure != "FitTime"]
     # 2 classifiers x 2 folds x 3 methods x 7 measures
     assert len(q) == 2 * 2 * 3 * len(ex.MEASURES)
@@ -230,7 +240,8 @@ def test_protocol_cache_and_determinism(tmp_path):
     ex.repeated_cv_protocol({"tiny": (X, y)}, ["LR"], {"spy": Spy(tag="other")}, **kw)
     assert len(SEEN) == 2 * n_calls
     # without the cache the numbers are reproduced exactly
-    fresh = ex.repeated_cv_protocol({"tiny": (X, y)}, ["LR"], {"spy": Spy()}, **{**kw, "cache_dir": tmp_path / "b"})
+    kw["cache_dir"] = tmp_path / "b"
+    fresh = ex.repeated_cv_protocol({"tiny": (X, y)}, ["LR"], {"spy": Spy()}, **kw)
     q = lambda d: d[d.measure != "FitTime"].reset_index(drop=True)  # noqa: E731
     pd.testing.assert_frame_equal(q(first), q(fresh))
 
@@ -242,10 +253,10 @@ def test_cache_is_keyed_by_library_versions(tmp_path, monkeypatch):
     ex.repeated_cv_protocol({"tiny": (X, y)}, ["LR"], {"spy": Spy()}, **kw)
     n_calls = len(SEEN)
     assert n_calls > 0
-    versions = ex._software_versions()
+    versions = _cache.software_versions()
     assert {"calibbook", "numpy", "scipy", "sklearn", "numba"} <= set(versions)
     # another scikit-learn must not be answered from the old cache
-    monkeypatch.setattr(ex, "_software_versions", lambda: {**versions, "sklearn": "0.0.0"})
+    monkeypatch.setattr(_cache, "software_versions", lambda: {**versions, "sklearn": "0.0.0"})
     ex.repeated_cv_protocol({"tiny": (X, y)}, ["LR"], {"spy": Spy()}, **kw)
     assert len(SEEN) == 2 * n_calls
 
@@ -253,7 +264,8 @@ def test_cache_is_keyed_by_library_versions(tmp_path, monkeypatch):
 def test_protocol_on_benchmark_and_tables(tmp_path):
     res = ex.repeated_cv_protocol(
         ["iris", "wine", "breast_cancer"], ["SVM"],
-        {"IsoRegC": IsotonicCalibration(), "Platt": PlattScaling(), "ENIR": ex.paper_calibrators()["ENIR"]},
+        {"IsoRegC": IsotonicCalibration(), "Platt": PlattScaling(),
+         "ENIR": ex.paper_calibrators()["ENIR"]},
         n_splits=2, n_repeats=1, cache_dir=tmp_path, disable=True,
     )
     assert set(res.dataset) == {"iris", "wine", "breast_cancer"}
@@ -292,3 +304,93 @@ def test_critical_difference_diagram_draws():
     texts = [t.get_text() for t in ax.texts]
     assert any(t.startswith("CD = 1.25") for t in texts)
     assert any(t.startswith("a (1.20)") for t in texts)
+
+
+def test_classifier_scores_do_not_overflow():
+    class Decisions:
+        def decision_function(self, X):
+            return np.asarray(X, dtype=float)[:, 0]
+
+    with np.errstate(all="raise"):
+        s = ex.classifier_scores(Decisions(), [[-1000.0], [0.0], [1000.0]])
+    np.testing.assert_array_equal(s, [0.0, 0.5, 1.0])
+
+
+# ---------------------------------------------------------------------------
+# the calibrators compared, from the registry
+# ---------------------------------------------------------------------------
+# The column order of chapter 8's tables and of its stored results (data/comparison_full.csv)
+TABLE_ORDER = ["IsoRegC", "BBQ", "ENIR", "Hist", "Platt", "KDE", "DPM"]
+
+
+def _same_calibrator(cal, entry, **params):
+    """``cal`` is ``entry``'s class with the class defaults updated by ``params``."""
+    return type(cal) is entry.cls and cal.get_params() == entry.cls(**params).get_params()
+
+
+def test_all_calibrators_are_the_registry_compared_entries():
+    cals = ex.all_calibrators()
+    assert list(cals) == TABLE_ORDER
+    compared = {e.label: e for e in registry.registered() if e.compared}
+    assert set(cals) == set(compared)  # temperature scaling is registered but not compared
+    assert "Temp" not in cals
+    for label, cal in cals.items():
+        assert _same_calibrator(cal, compared[label]), label
+    # the paper's three come first
+    paper = ex.paper_calibrators()
+    assert list(paper) == TABLE_ORDER[:3]
+    for label, cal in paper.items():
+        assert _same_calibrator(cal, registry.calibrator_entry(label))
+    # new objects at every call: a caller may change one without touching the next call's
+    again = ex.all_calibrators()
+    assert all(cals[label] is not again[label] for label in cals)
+
+
+def test_a_newly_registered_calibrator_joins_the_comparison(monkeypatch):
+    extra = registry.CalibratorEntry("newcal", "New", "platt:PlattScaling")
+    hidden = registry.CalibratorEntry("hidden", "Hid", "platt:PlattScaling", compared=False)
+    monkeypatch.setattr(registry, "_REGISTRY", (extra, *registry._REGISTRY, hidden))
+    assert list(ex.all_calibrators()) == TABLE_ORDER + ["New"]  # after the book's, never lost
+    assert list(ex.paper_calibrators()) == TABLE_ORDER[:3]
+
+
+def test_variants_and_recommended_calibrators():
+    variants = ex.variant_calibrators()
+    assert list(variants) == ["Platt-logit", "KDE-logit", "DPM-logit", "BBQ-elbow", "ENIR-elbow"]
+    for label in ("Platt", "KDE", "DPM"):
+        entry = registry.calibrator_entry(label)
+        assert _same_calibrator(variants[f"{label}-logit"], entry, logit_input=True)
+    for label in ("BBQ", "ENIR"):
+        entry = registry.calibrator_entry(label)
+        assert _same_calibrator(variants[f"{label}-elbow"], entry, prune="elbow")
+    # one per compared method, the logit variant where there is one
+    rec = ex.recommended_calibrators()
+    assert list(rec) == ["IsoRegC", "BBQ", "ENIR", "Hist", "Platt-logit", "KDE-logit", "DPM-logit"]
+    assert [type(c) for c in rec.values()] == [type(c) for c in ex.all_calibrators().values()]
+
+
+# ---------------------------------------------------------------------------
+# the package: three layers, one namespace
+# ---------------------------------------------------------------------------
+def test_every_layer_name_is_exported_from_the_package():
+    layers = (protocols, statistics, tables)
+    exported = {name for layer in layers for name in layer.__all__}
+    assert set(ex.__all__) == exported | {"MEASURES", "HIGHER_IS_BETTER"}
+    assert len(ex.__all__) == len(set(ex.__all__))
+    for layer in layers:
+        for name in layer.__all__:
+            assert getattr(ex, name) is getattr(layer, name), name
+
+
+def test_importing_the_experiments_is_light():
+    # as before the split: the layers load scikit-learn, pandas, scipy... on first use only
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; import calibbook.experiments; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} "
+        "& {'sklearn', 'scipy', 'pandas', 'matplotlib', 'numba', 'tqdm'}))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

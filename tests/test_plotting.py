@@ -7,9 +7,16 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from matplotlib.colors import to_hex  # noqa: E402
 
 from calibbook.metrics import reliability_curve  # noqa: E402
-from calibbook.plotting import COLORS, histogram_axes, label_outer, reliability_diagram, use_style  # noqa: E402
+from calibbook.plotting import (  # noqa: E402
+    COLORS,
+    histogram_axes,
+    label_outer,
+    reliability_diagram,
+    use_style,
+)
 
 
 @pytest.fixture
@@ -81,7 +88,40 @@ def test_extreme_bins_draw_without_negative_error_bars():
     p = np.linspace(0.01, 0.99, 2000)
     y = (p > 0.5).astype(int)
     curve = reliability_curve(y, p)
-    assert (curve["ci_lower"] <= curve["observed"]).all() and (curve["observed"] <= curve["ci_upper"]).all()
+    assert (curve["ci_lower"] <= curve["observed"]).all()
+    assert (curve["observed"] <= curve["ci_upper"]).all()
     fig, ax = plt.subplots()
     reliability_diagram(y, p, ax=ax)
     plt.close(fig)
+
+
+def _curve_and_histogram_colours(ax):
+    """Colour of each model's curve, and of its two histogram stairs, in drawing order."""
+    curves = [to_hex(c.lines[0].get_color()) for c in ax.containers]
+    hax = histogram_axes(ax)
+    bars = [to_hex(bar.get_facecolor() if bar.get_fill() else bar.get_edgecolor())
+            for bar in hax.patches]
+    return curves, bars
+
+
+@pytest.mark.parametrize("styled", [False, True])
+def test_colours_advance_the_axes_cycle_as_plot_does(data, styled):
+    y, p = data
+    with matplotlib.rc_context():
+        if styled:
+            use_style()
+        cycle = [to_hex(c) for c in matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]]
+        fig, (ref, ax) = plt.subplots(1, 2)
+        # the reference: plain lines on a fresh Axes take the cycle's colours in turn
+        plain = [to_hex(ref.plot([0, 1], [0, 1])[0].get_color()) for _ in range(5)]
+        assert plain == cycle[:5]
+        reliability_diagram(y, p, ax=ax, label="first")
+        reliability_diagram(y, {"second": p**2, "third": np.sqrt(p)}, ax=ax)
+        reliability_diagram(y, p, ax=ax, label="given", color="#123456")  # takes no cycle colour
+        reliability_diagram(y, p**3, ax=ax, label="fourth")
+        curves, bars = _curve_and_histogram_colours(ax)
+        assert curves == plain[:3] + ["#123456", plain[3]]
+        assert bars == [c for c in curves for _ in range(2)]  # filled and outlined, same colour
+        # one cycle step per model, no more: a line drawn next takes the next colour
+        assert to_hex(ax.plot([0, 1], [0, 1])[0].get_color()) == plain[4]
+        plt.close(fig)
