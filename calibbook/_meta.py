@@ -10,7 +10,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import indexable
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _num_features, _num_samples, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
+
+from ._compat import num_features as _num_features
+from ._compat import num_samples as _num_samples
 
 
 class MetaClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):

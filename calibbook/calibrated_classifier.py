@@ -9,19 +9,22 @@ A classifier wrapped in ``sklearn.frozen.FrozenEstimator`` is used as it is and
 the calibrator is fitted on all the data given to ``fit``.
 """
 
-import numbers
 import warnings
 
 import numpy as np
-from scipy.special import expit
+from scipy.special import softmax
 from sklearn.base import clone
 from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import LeaveOneOut, check_cv, cross_val_predict
-from sklearn.utils import _safe_indexing
-from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, _routing_enabled, process_routing
-from sklearn.utils.validation import _check_sample_weight, _num_samples, has_fit_parameter
+from sklearn import get_config
+from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, process_routing
+from sklearn.utils.validation import has_fit_parameter
 
+from ._compat import check_sample_weight_like, num_samples, safe_indexing
+from ._maths import expit
 from ._meta import MetaClassifier
+from ._params import Integral, Interval, validate_parameters
+from .registry import RegisteredName, calibrator_entry, calibrator_names
 
 __all__ = ["CalibratedClassifier"]
 
@@ -29,32 +32,23 @@ _RESPONSE_METHODS = ("decision_function", "predict_proba")
 
 
 def _calibrator_for(method, probabilities=False):
-    """A fresh, unfitted calibrator for a method name or a calibrator instance.
+    """A fresh, unfitted calibrator for a registered name or a calibrator instance.
 
     ``probabilities``: the scores are ``predict_proba`` columns, so temperature scaling
     works on their logits (as scikit-learn's does).
     """
-    from .bbq import BBQ
-    from .enir import ENIR
-    from .histogram_binning import HistogramBinning
-    from .isotonic import IsotonicCalibration
-    from .platt import PlattScaling, TemperatureScaling
-
-    named = {
-        "sigmoid": PlattScaling,
-        "temperature": lambda: TemperatureScaling(logit_input=probabilities),
-        # linear interpolation, as scikit-learn: continuous in the score, so a score that
-        # moves by a rounding error cannot jump to the neighbouring PAV block
-        "isotonic": lambda: IsotonicCalibration(interpolation="linear"),
-        "histogram": HistogramBinning,
-        "enir": ENIR,
-        "bbq": BBQ,
-    }
     if isinstance(method, str):
-        if method not in named:
-            choices = ", ".join(repr(k) for k in named)
-            raise ValueError(f"method must be one of {choices} or a calibrator instance; got {method!r}.")
-        return named[method]()
+        try:
+            entry = calibrator_entry(method)
+        except ValueError:
+            choices = ", ".join(repr(k) for k in calibrator_names())
+            raise ValueError(
+                f"method must be one of {choices} or a calibrator instance; got {method!r}."
+            ) from None
+        params = dict(entry.meta_params)
+        if entry.name == "temperature":
+            params["logit_input"] = probabilities
+        return entry.make(**params)
     if hasattr(method, "fit") and hasattr(method, "predict"):
         return clone(method)
     raise ValueError(f"method must be a name or a calibrator with fit/predict; got {method!r}.")
@@ -94,7 +88,7 @@ def _scores(estimator, X, response, n_classes):
 def _num_samples_or_none(value):
     """The number of rows of an array-like, or None for anything else (a scalar, a dict)."""
     try:
-        return _num_samples(value)
+        return num_samples(value)
     except TypeError:
         return None
 
@@ -123,6 +117,30 @@ class _ConstantMap:
         return np.full(np.shape(scores)[0], self.value_)
 
 
+class _SoftmaxTemperature:
+    """One temperature for all classes: softmax(logits / T), fitted jointly (scikit-learn's).
+
+    The logits are the decision values, or log(p + 1e-12) of ``predict_proba``'s columns.
+    """
+
+    _EPS = 1e-12
+
+    def __init__(self, probabilities):
+        self.probabilities = probabilities
+
+    def _logits(self, scores):
+        return np.log(scores + self._EPS) if self.probabilities else scores
+
+    def fit(self, scores, labels, sample_weight=None):
+        from .platt import fit_inverse_temperature
+
+        self.beta_ = fit_inverse_temperature(self._logits(scores), labels, sample_weight)
+        return self
+
+    def predict_proba(self, scores):
+        return softmax(self.beta_ * self._logits(scores), axis=1)
+
+
 class _CalibratedPair:
     """A fitted classifier and one calibrator per score column."""
 
@@ -141,6 +159,15 @@ class _CalibratedPair:
         seen = getattr(self.estimator, "classes_", self.classes)
         self.column_classes = np.searchsorted(self.classes, seen) if n_classes > 2 else np.array([1])
         self.calibrators = []
+        if self.method == "temperature" and n_classes > 2:
+            # one temperature on the softmax of the columns the fold's classifier knows;
+            # a row whose class it never saw has no logit and carries no information on T
+            known = np.isin(y_encoded, self.column_classes)
+            labels = np.searchsorted(self.column_classes, y_encoded[known])
+            w = None if sample_weight is None else sample_weight[known]
+            cal = _SoftmaxTemperature(self.response[0] == "predict_proba")
+            self.calibrators.append(cal.fit(scores[known], labels, w))
+            return self
         for j, k in enumerate(columns if n_classes == 2 else self.column_classes):
             target = (y_encoded == k).astype(np.float64)
             present = target if sample_weight is None else target[sample_weight > 0]
@@ -157,6 +184,9 @@ class _CalibratedPair:
             p = self.calibrators[0].predict(scores[:, 0])
             return np.column_stack((1.0 - p, p))
         proba = np.zeros((scores.shape[0], n_classes))
+        if isinstance(self.calibrators[0], _SoftmaxTemperature):
+            proba[:, self.column_classes] = self.calibrators[0].predict_proba(scores)
+            return proba
         for j, (k, cal) in enumerate(zip(self.column_classes, self.calibrators)):
             proba[:, k] = cal.predict(scores[:, j])
         total = proba.sum(axis=1, keepdims=True)
@@ -184,19 +214,20 @@ class CalibratedClassifier(MetaClassifier):
         calibrator needs probabilities). None means ``LogisticRegression()``.
         Wrap a fitted classifier in ``sklearn.frozen.FrozenEstimator`` to calibrate
         it as it is on the data passed to ``fit``.
-    method : {"sigmoid", "temperature", "isotonic", "histogram", "enir", "bbq"} or calibrator, default="sigmoid"
-        ``"sigmoid"`` is :class:`~calibbook.PlattScaling`, ``"temperature"``
-        :class:`~calibbook.TemperatureScaling` (on the logits of ``predict_proba``
-        when the classifier has no ``decision_function``; with more than two
-        classes one temperature per class, one-vs-rest, where scikit-learn fits one
-        on the softmax), ``"isotonic"`` is
+    method : str or calibrator, default="sigmoid"
+        A name from :mod:`calibbook.registry` (``calibrator_names()``):
+        ``"sigmoid"`` (alias ``"platt"``) is :class:`~calibbook.PlattScaling`;
+        ``"temperature"`` is :class:`~calibbook.TemperatureScaling` (on the logits of
+        ``predict_proba`` when the classifier has no ``decision_function``), and with
+        more than two classes one temperature fitted jointly on the softmax of the
+        classifier's logits, as scikit-learn does; ``"isotonic"`` is
         :class:`~calibbook.IsotonicCalibration` with linear interpolation (as in
-        scikit-learn), ``"histogram"`` is
-        :class:`~calibbook.HistogramBinning`, ``"enir"`` and ``"bbq"`` the ensembles
-        (which need probabilities: they get ``predict_proba``, or for a classifier
-        without it the sigmoid of ``decision_function``, as the ENIR paper does for
-        SVMs); any calibbook calibrator instance (cloned for each fold and class) is
-        accepted too.
+        scikit-learn); ``"histogram"`` is :class:`~calibbook.HistogramBinning`;
+        ``"enir"`` and ``"bbq"`` the ensembles (which need probabilities: they get
+        ``predict_proba``, or for a classifier without it the sigmoid of
+        ``decision_function``, as the ENIR paper does for SVMs); ``"kde"`` and
+        ``"dpm"`` the density-ratio calibrators. Any calibbook calibrator instance
+        (cloned for each fold and class) is accepted too.
     cv : int, cross-validation generator, iterable or None, default=None
         Folds for fitting classifier and calibrator on disjoint data: None is 5-fold,
         an integer k is k-fold, both stratified. Ignored for a ``FrozenEstimator``. As
@@ -224,7 +255,8 @@ class CalibratedClassifier(MetaClassifier):
     Notes
     -----
     Multiclass problems are calibrated one-vs-rest, one calibrator per class,
-    and the probabilities are renormalised to sum to one.
+    and the probabilities are renormalised to sum to one; ``"temperature"`` is
+    the exception, with one temperature for all classes.
 
     Deliberate differences from ``CalibratedClassifierCV`` (scikit-learn 1.9):
 
@@ -235,11 +267,10 @@ class CalibratedClassifier(MetaClassifier):
       except for a ``FrozenEstimator``, which this class always calibrates as it is;
     - the sigmoid is fitted by Newton's method to full precision (Lin, Lin & Weng),
       scikit-learn's by L-BFGS, so probabilities agree to about 1e-4;
-    - ``"temperature"`` with more than two classes fits one temperature per class
-      (one-vs-rest), scikit-learn one on the softmax; for two classes they agree;
     - a splitter whose every calibration fold lacks a class is refused (scikit-learn
       refuses only ``LeaveOneOut`` and returns constant maps for the others);
-    - ``"histogram"``, ``"enir"``, ``"bbq"`` and calibrator instances are extra.
+    - ``"histogram"``, ``"enir"``, ``"bbq"``, ``"kde"``, ``"dpm"`` and calibrator
+      instances are extra.
 
     See Also
     --------
@@ -264,7 +295,15 @@ class CalibratedClassifier(MetaClassifier):
     (2, 2)
     """
 
-    def __init__(self, estimator=None, method="sigmoid", cv=None, ensemble=True, n_jobs=None):
+    _parameter_constraints = {
+        "estimator": [None, "estimator"],
+        "method": [RegisteredName(), "estimator"],
+        "cv": [None, Interval(Integral, 2, None), "splitter"],
+        "ensemble": ["boolean"],
+        "n_jobs": [None, Interval(Integral, None, None)],
+    }
+
+    def __init__(self, estimator=None, *, method="sigmoid", cv=None, ensemble=True, n_jobs=None):
         self.estimator = estimator
         self.method = method
         self.cv = cv
@@ -302,15 +341,14 @@ class CalibratedClassifier(MetaClassifier):
             is invalid, or the classifier has neither ``decision_function`` nor
             ``predict_proba``.
         """
-        calibrator = _calibrator_for(self.method)  # fails early on a bad method
-        if not isinstance(self.ensemble, (bool, np.bool_)):
-            raise ValueError(f"ensemble must be True or False; got {self.ensemble!r}.")
+        validate_parameters(self)
+        calibrator = _calibrator_for(self.method)
         X, y, y_enc = self._start_fit(X, y)
         if sample_weight is not None:
-            sample_weight = _check_sample_weight(sample_weight, X)
+            sample_weight = check_sample_weight_like(sample_weight, X)
         estimator = self._estimator()
         response = _response_method(estimator, calibrator)
-        if _routing_enabled():
+        if get_config()["enable_metadata_routing"]:
             routed = process_routing(self, "fit", sample_weight=sample_weight, **fit_params)
             estimator_params, split_params = routed.estimator.fit, routed.splitter.split
         else:
@@ -324,12 +362,12 @@ class CalibratedClassifier(MetaClassifier):
                     UserWarning,
                     stacklevel=2,
                 )
-        n_rows = _num_samples(X)
+        n_rows = num_samples(X)
 
         def fit_kwargs(rows):
             # the classifier's fit parameters for a subset of the rows: per-sample ones are cut
             return {
-                key: _safe_indexing(value, rows) if _num_samples_or_none(value) == n_rows else value
+                key: safe_indexing(value, rows) if _num_samples_or_none(value) == n_rows else value
                 for key, value in estimator_params.items()
             }
 
@@ -340,7 +378,7 @@ class CalibratedClassifier(MetaClassifier):
             scores = _scores(estimator, X, response, n_classes)
             self.calibrated_classifiers_ = [pair.fit_calibrators(scores, y_enc, sample_weight)]
         else:
-            n_folds = self.cv if isinstance(self.cv, numbers.Integral) else getattr(self.cv, "n_splits", None)
+            n_folds = self.cv if isinstance(self.cv, Integral) else getattr(self.cv, "n_splits", None)
             if n_folds and np.bincount(y_enc).min() < n_folds:
                 raise ValueError(
                     f"Requesting {n_folds}-fold cross-validation but some class has fewer than "
@@ -364,10 +402,10 @@ class CalibratedClassifier(MetaClassifier):
                 self.calibrated_classifiers_ = []
                 for train, test in splits:
                     est = clone(estimator).fit(
-                        _safe_indexing(X, train), _safe_indexing(y, train), **fit_kwargs(train)
+                        safe_indexing(X, train), safe_indexing(y, train), **fit_kwargs(train)
                     )
                     pair = _CalibratedPair(est, self.method, response, self.classes_)
-                    scores = _scores(est, _safe_indexing(X, test), response, n_classes)
+                    scores = _scores(est, safe_indexing(X, test), response, n_classes)
                     w = None if sample_weight is None else sample_weight[test]
                     self.calibrated_classifiers_.append(pair.fit_calibrators(scores, y_enc[test], w))
             else:

@@ -3,7 +3,8 @@
 import numpy as np
 
 from ._binning import sorted_runs
-from ._validation import check_option, check_sample_weight, check_scores
+from ._params import Options
+from ._validation import check_sample_weight, check_scores
 from .base import BaseCalibrator
 
 __all__ = ["IsotonicCalibration", "pav_runs"]
@@ -81,11 +82,16 @@ class IsotonicCalibration(BaseCalibrator):
         Scores below the smallest or above the largest training score get the
         value at that end ("clip"), or raise a ValueError ("raise").
     interpolation : {"step", "linear"}, default="step"
-        ``"step"``: a score between two blocks takes the value of the block on
-        its left (lower scores for an increasing fit), so predictions are the PAV
-        block values themselves. ``"linear"``: interpolate linearly between the
-        fitted values at neighbouring training scores, as scikit-learn does.
-        Both agree at every training score.
+        ``"step"``: predictions are the PAV block values themselves; a score
+        between two blocks takes the value of the nearer one, the edge sitting
+        at the midpoint between the last training score of one block and the
+        first of the next. An edge is thus never on a training score, so a
+        training score moved by a rounding error keeps its block's value.
+        ``"linear"``: interpolate linearly between the fitted values at
+        neighbouring training scores, as scikit-learn does. Both agree at every
+        training score. The default is "step" because PAV's minimiser is
+        defined only at the training scores and the step map is the one
+        Zadrozny & Elkan use; ENIR interpolates linearly, as its paper does.
 
     Attributes
     ----------
@@ -128,21 +134,20 @@ class IsotonicCalibration(BaseCalibrator):
     [0.0, 0.5, 1.0]
     """
 
-    def __init__(self, increasing=True, out_of_bounds="clip", interpolation="step"):
+    _parameter_constraints = {
+        "increasing": ["boolean"],
+        "out_of_bounds": [Options("clip", "raise")],
+        "interpolation": [Options("step", "linear")],
+    }
+
+    def __init__(self, *, increasing=True, out_of_bounds="clip", interpolation="step"):
         self.increasing = increasing
         self.out_of_bounds = out_of_bounds
         self.interpolation = interpolation
 
-    def _check_params(self):
-        if not isinstance(self.increasing, (bool, np.bool_)):
-            raise ValueError(f"increasing must be True or False; got {self.increasing!r}.")
-        check_option(self.out_of_bounds, "out_of_bounds", ("clip", "raise"))
-        check_option(self.interpolation, "interpolation", ("step", "linear"))
-
     def _fit(self, scores, y, sample_weight):
         from ._kernels.isotonic import pav_runs
 
-        self._check_params()
         sign = 1.0 if self.increasing else -1.0  # a decreasing fit is an increasing one in -score
         values, weights, positives = sorted_runs(sign * scores, y, sample_weight)
         ends, block_weight, block_sum = pav_runs(weights, positives)
@@ -158,7 +163,8 @@ class IsotonicCalibration(BaseCalibrator):
         return self
 
     def _predict(self, scores):
-        from ._kernels.isotonic import linear_values, step_values
+        from ._kernels.binning import bin_index
+        from ._kernels.isotonic import linear_values
 
         lo, hi = self.block_lower_[0], self.block_upper_[-1]
         if self.out_of_bounds == "raise" and (scores.min() < lo or scores.max() > hi):
@@ -167,10 +173,9 @@ class IsotonicCalibration(BaseCalibrator):
             )
         if self.interpolation == "linear":
             return linear_values(*self._knots(), scores)
-        if self.increasing:
-            return step_values(self.block_lower_, self.block_values_, scores)
-        # decreasing: the block on the left in -score is the one on the right here
-        return step_values(-self.block_upper_[::-1], self.block_values_[::-1], -scores)
+        # blocks are listed by increasing score in either direction; edges between them
+        edges = 0.5 * (self.block_upper_[:-1] + self.block_lower_[1:])
+        return self.block_values_[bin_index(edges, scores)]
 
     def _knots(self):
         """Knots of the linear interpolant: each block's first and last score."""

@@ -3,12 +3,13 @@
 import warnings
 
 import numpy as np
+from scipy.special import logsumexp, softmax
 
-from ._logit import clipped_logit
+from ._maths import clipped_logit, expit
+from ._params import Integral, Interval
 from .base import BaseCalibrator
 
-__all__ = ["PlattScaling", "TemperatureScaling"]
-
+__all__ = ["PlattScaling", "TemperatureScaling", "fit_inverse_temperature"]
 
 
 def platt_targets(y, sample_weight):
@@ -75,7 +76,12 @@ class PlattScaling(BaseCalibrator):
     True
     """
 
-    def __init__(self, logit_input=False, max_iter=100):
+    _parameter_constraints = {
+        "logit_input": ["boolean"],
+        "max_iter": [Interval(Integral, 1, None)],
+    }
+
+    def __init__(self, *, logit_input=False, max_iter=100):
         self.logit_input = logit_input
         self.max_iter = max_iter
 
@@ -91,8 +97,6 @@ class PlattScaling(BaseCalibrator):
     def _fit(self, scores, y, sample_weight):
         from ._kernels.platt import platt_newton
 
-        if not isinstance(self.max_iter, (int, np.integer)) or self.max_iter < 1:
-            raise ValueError(f"max_iter must be a positive integer; got {self.max_iter!r}.")
         w = np.ones_like(scores) if sample_weight is None else sample_weight
         targets, n_pos, n_neg = platt_targets(y, w)
         a0, b0 = 0.0, float(np.log((n_neg + 1.0) / (n_pos + 1.0)))  # Platt's starting point
@@ -108,24 +112,68 @@ class PlattScaling(BaseCalibrator):
         return self
 
     def _predict(self, scores):
-        z = self.a_ * self._features(scores) + self.b_
-        # 1 / (1 + exp(z)) without overflow for large |z|
-        ez = np.exp(-np.abs(z))
-        return np.where(z >= 0, ez / (1.0 + ez), 1.0 / (1.0 + ez))
+        return expit(-(self.a_ * self._features(scores) + self.b_))
 
 
-def _newton_polish(beta, z, y, w, max_iter=20):
-    """Newton's method on the convex log-loss in the slope beta = 1 / T, from a close start.
+def fit_inverse_temperature(logits, labels, sample_weight=None):
+    """The slope beta = 1 / T maximising the weighted likelihood of softmax(beta * logits).
 
-    Brent's search stops within about 1e-8 of the minimiser; these steps converge
-    quadratically, so equal data (integer weights or repeated rows) give equal fits.
+    Parameters
+    ----------
+    logits : ndarray of shape (n, K)
+        One row of class logits per sample (for two classes, ``[0, z]`` gives the
+        binary model expit(beta * z)).
+    labels : ndarray of int, shape (n,)
+        The column of each sample's class.
+    sample_weight : ndarray of shape (n,), optional
+
+    Returns
+    -------
+    float
+        beta in [e^-12, e^12]. The loss is convex in beta: a bounded Brent search on
+        log(beta), to scikit-learn's tolerance, then Newton steps from its answer
+        (quadratic convergence, so equal data, such as integer weights and repeated
+        rows, give equal fits to full precision).
+
+    Notes
+    -----
+    :class:`TemperatureScaling` calls it with two columns, and ``CalibratedClassifier``
+    with one column per class (one temperature on the softmax, as scikit-learn).
+    :doc:`/book/03_platt_scaling` relates the model to Platt's.
+
+    References
+    ----------
+    Guo, Pleiss, Sun & Weinberger, "On calibration of modern neural networks", ICML 2017.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from calibbook.platt import fit_inverse_temperature
+    >>> logits = np.array([[0.0, -4.0], [0.0, -1.0], [0.0, 1.0], [0.0, 2.0], [0.0, 4.0]])
+    >>> beta = fit_inverse_temperature(logits, np.array([0, 1, 0, 1, 1]))
+    >>> bool(0 < beta < 1)  # the logits were over-confident: T > 1
+    True
     """
-    from scipy.special import expit
+    from scipy.optimize import minimize_scalar
 
-    for _ in range(max_iter):
-        p = expit(beta * z)
-        gradient = np.sum(w * (p - y) * z)
-        curvature = np.sum(w * p * (1.0 - p) * z * z)
+    w = np.ones(logits.shape[0]) if sample_weight is None else sample_weight
+    observed = logits[np.arange(logits.shape[0]), labels]
+
+    def loss(log_beta):
+        beta = np.exp(log_beta)
+        return float(np.dot(w, logsumexp(beta * logits, axis=1) - beta * observed))
+
+    best = minimize_scalar(
+        loss, bounds=(-12.0, 12.0), method="bounded", options={"xatol": 64 * np.finfo(float).eps}
+    )
+    beta = float(np.exp(best.x))
+    if abs(best.x) >= 11.0:  # at a bound (separable or uninformative data): keep Brent's answer
+        return beta
+    for _ in range(20):
+        p = softmax(beta * logits, axis=1)
+        mean = np.sum(p * logits, axis=1)
+        gradient = np.dot(w, mean - observed)
+        curvature = np.dot(w, np.sum(p * logits * logits, axis=1) - mean * mean)
         if not curvature > 0:
             break
         step = gradient / curvature
@@ -134,7 +182,7 @@ def _newton_polish(beta, z, y, w, max_iter=20):
         beta -= step
         if abs(step) <= 4 * np.finfo(float).eps * beta:
             break
-    return beta
+    return float(beta)
 
 
 class TemperatureScaling(BaseCalibrator):
@@ -186,7 +234,9 @@ class TemperatureScaling(BaseCalibrator):
 
     _EPS = 1e-12  # scikit-learn's: log(p + eps) keeps 0 and 1 finite
 
-    def __init__(self, logit_input=False):
+    _parameter_constraints = {"logit_input": ["boolean"]}
+
+    def __init__(self, *, logit_input=False):
         self.logit_input = logit_input
 
     @property
@@ -199,25 +249,11 @@ class TemperatureScaling(BaseCalibrator):
         return np.log(scores + self._EPS) - np.log(1.0 - scores + self._EPS)
 
     def _fit(self, scores, y, sample_weight):
-        from scipy.optimize import minimize_scalar
-
         z = self._logits(scores)
-        w = 1.0 if sample_weight is None else sample_weight
-
-        def loss(log_inverse_temperature):
-            a = np.exp(log_inverse_temperature) * z
-            return float(np.sum(w * (np.logaddexp(0.0, a) - y * a)))
-
-        # a convex loss in 1/T; bounded Brent search on log(1/T), to scikit-learn's tolerance
-        tolerance = {"xatol": 64 * np.finfo(float).eps}
-        best = minimize_scalar(loss, bounds=(-12.0, 12.0), method="bounded", options=tolerance)
-        inverse = float(np.exp(best.x))
-        if abs(best.x) < 11.0:  # an interior minimum: Newton steps take it to full precision
-            inverse = _newton_polish(inverse, z, y, w)
-        self.temperature_ = float(1.0 / inverse)
+        logits = np.column_stack((np.zeros_like(z), z))  # softmax([0, z]) = expit(z)
+        beta = fit_inverse_temperature(logits, y.astype(np.intp), sample_weight)
+        self.temperature_ = float(1.0 / beta)
         return self
 
     def _predict(self, scores):
-        from scipy.special import expit
-
         return expit(self._logits(scores) / self.temperature_)

@@ -31,15 +31,18 @@ Choices where the paper is silent or ambiguous (see the class docstring):
 """
 
 import inspect
-import numbers
+import warnings
 
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import clone
-from sklearn.utils import _safe_indexing, check_random_state
-from sklearn.utils.validation import _check_sample_weight, _num_samples, check_is_fitted
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
 
+from ._compat import check_sample_weight_like, num_samples, safe_indexing
+from ._maths import expit
 from ._meta import MetaClassifier
+from ._params import Integral, Interval, Options, validate_parameters
 
 __all__ = [
     "ProbingClassifier",
@@ -150,7 +153,7 @@ def minimax_probe(a, b, loss="log"):
     width = b - a
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         slope = (binary_entropy(b) - binary_entropy(a)) / width
-        q = 1.0 / (1.0 + np.exp(slope))
+        q = expit(-slope)
     return np.where(width > 0, q, a)
 
 
@@ -289,7 +292,7 @@ class _Constant:
         self.label = label
 
     def predict(self, X):
-        return np.full(_num_samples(X), self.label, dtype=np.int64)
+        return np.full(num_samples(X), self.label, dtype=np.int64)
 
 
 def _set_random_state(estimator, seed):
@@ -312,7 +315,7 @@ def _fit_probe(estimator, X, y01, p, sample_weight, use_costing, seed, takes_wei
             label = int(n_pos > 0) if idx.size else int(np.sum(w * y01) > np.sum(w * (1 - y01)))
             fitted = _Constant(label)
         else:
-            fitted = est.fit(_safe_indexing(X, idx), y_sub)
+            fitted = est.fit(safe_indexing(X, idx), y_sub)
     else:
         pos = np.sum(w[y01 == 1]) > 0
         neg = np.sum(w[y01 == 0]) > 0
@@ -391,7 +394,7 @@ class _BinaryProbing:
 
     def staged_predict(self, X):
         """P(1 | x) of the Probing model made of the first k probes, for k = 1, 2, ..."""
-        votes = np.zeros(_num_samples(X), dtype=np.int64)
+        votes = np.zeros(num_samples(X), dtype=np.int64)
         chosen = []
         for j in self.history_index_:
             votes += np.asarray(self.classifiers_[j].predict(X)) == 1
@@ -400,7 +403,7 @@ class _BinaryProbing:
             yield self._table(edges)[votes]
 
     def votes(self, X):
-        n = np.zeros(_num_samples(X), dtype=np.int64)
+        n = np.zeros(num_samples(X), dtype=np.int64)
         for clf in self.classifiers_:
             n += np.asarray(clf.predict(X)) == 1
         return n
@@ -440,7 +443,8 @@ class ProbingClassifier(MetaClassifier):
         error: pass the weights as ``sample_weight`` to its ``fit``, or
         rejection-sample the training set in proportion to them (costing;
         Zadrozny, Langford and Abe 2003). A learner whose ``fit`` takes no
-        ``sample_weight`` always uses costing.
+        ``sample_weight`` (a ``Pipeline``, for example) uses costing, with a
+        ``UserWarning`` unless ``weighting="costing"`` was asked for.
     batch_size : int, default=1
         Probes chosen per refinement round: the ``batch_size`` intervals of
         largest gain are probed at once and fitted in parallel. 1 is the
@@ -494,15 +498,26 @@ class ProbingClassifier(MetaClassifier):
     Examples
     --------
     >>> from calibbook import ProbingClassifier
-    >>> from sklearn.datasets import make_classification
     >>> from sklearn.linear_model import LogisticRegression
-    >>> X, y = make_classification(random_state=0)
-    >>> clf = ProbingClassifier(LogisticRegression(), n_probes=10).fit(X, y)
-    >>> clf.predict_proba(X[:2]).shape
-    (2, 2)
+    >>> from sklearn.datasets import make_moons
+    >>> X, y = make_moons(n_samples=200, noise=0.3, random_state=0)
+    >>> clf = ProbingClassifier(LogisticRegression(), n_probes=10, random_state=0).fit(X, y)
+    >>> votes = clf.votes(X[:4])  # how many of the 10 classifiers say 1
+    >>> bool(((0 <= votes) & (votes <= 10)).all()), clf.predict_proba(X[:4]).shape
+    (True, (4, 2))
     """
 
-    def __init__(self, estimator=None, n_probes=100, loss="log", weighting="sample_weight",
+    _parameter_constraints = {
+        "estimator": [None, "estimator"],
+        "n_probes": [Interval(Integral, 1, None)],
+        "loss": [Options(*_LOSSES)],
+        "weighting": [Options(*_WEIGHTINGS)],
+        "batch_size": [Interval(Integral, 1, None)],
+        "n_jobs": [None, Interval(Integral, None, None)],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, estimator=None, *, n_probes=100, loss="log", weighting="sample_weight",
                  batch_size=1, n_jobs=None, random_state=None):
         self.estimator = estimator
         self.n_probes = n_probes
@@ -511,20 +526,6 @@ class ProbingClassifier(MetaClassifier):
         self.batch_size = batch_size
         self.n_jobs = n_jobs
         self.random_state = random_state
-
-    def _check_params(self):
-        if self.loss not in _LOSSES:
-            raise ValueError(f"loss must be one of {_LOSSES}; got {self.loss!r}.")
-        if self.weighting not in _WEIGHTINGS:
-            raise ValueError(f"weighting must be one of {_WEIGHTINGS}; got {self.weighting!r}.")
-        for name in ("n_probes", "batch_size"):
-            value = getattr(self, name)
-            if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < 1:
-                raise ValueError(f"{name} must be a positive integer; got {value!r}.")
-        est = self._estimator()
-        if not (hasattr(est, "fit") and hasattr(est, "predict")):
-            raise ValueError(f"estimator must be a classifier with fit and predict; got {est!r}.")
-        return est
 
     def fit(self, X, y, sample_weight=None):
         """Run the Probing learner (Algorithm 1) on ``(X, y)``.
@@ -547,14 +548,25 @@ class ProbingClassifier(MetaClassifier):
             If a parameter is invalid, the data are empty, ``y`` holds a single
             class, or ``sample_weight`` is negative or zero everywhere.
         """
-        estimator = self._check_params()
+        validate_parameters(self)
+        estimator = self._estimator()
+        if not hasattr(estimator, "predict"):
+            raise ValueError(f"estimator must be a classifier with fit and predict; got {estimator!r}.")
         X, y, y_enc = self._start_fit(X, y)
         if sample_weight is not None:
-            sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+            sample_weight = check_sample_weight_like(sample_weight, X, ensure_non_negative=True)
             if not np.any(sample_weight > 0):
                 raise ValueError("sample_weight is zero everywhere; at least one sample needs positive weight.")
         takes_weight = "sample_weight" in inspect.signature(estimator.fit).parameters
         use_costing = self.weighting == "costing" or not takes_weight
+        if use_costing and self.weighting != "costing":
+            warnings.warn(
+                f"{type(estimator).__name__}.fit takes no sample_weight, so ProbingClassifier "
+                "applies each probe's importance weights by costing (rejection sampling) instead. "
+                "Pass weighting='costing' to say that this is intended.",
+                UserWarning,
+                stacklevel=2,
+            )
         self.weighting_ = "costing" if use_costing else "sample_weight"
         rng = np.random.default_rng(check_random_state(self.random_state).randint(2**31 - 1))
 

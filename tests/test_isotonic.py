@@ -70,12 +70,29 @@ def test_step_map_is_monotone_and_block_values_are_block_means(rows):
     assert np.all(np.diff(cal.predict(grid)) >= 0)
 
 
-def test_step_takes_the_left_block_between_blocks():
+def test_step_edges_sit_midway_between_blocks():
     cal = IsotonicCalibration().fit([0.0, 1.0, 2.0, 3.0], [0, 0, 1, 1])
-    assert cal.predict([0.5, 1.5, 2.5, -9, 9]).tolist() == [0.0, 0.0, 1.0, 0.0, 1.0]
+    # blocks {0, 1} and {2, 3}: the edge is 1.5 (a score on it goes right)
+    assert cal.predict([0.5, 1.49, 1.5, 2.5, -9, 9]).tolist() == [0, 0, 1, 1, 0, 1]
     dec = IsotonicCalibration(increasing=False).fit([0.0, 1.0, 2.0, 3.0], [1, 1, 0, 0])
-    # in the decreasing direction the "left" block is the one with larger scores
-    assert dec.predict([0.5, 1.5, 2.5]).tolist() == [1.0, 0.0, 0.0]
+    assert dec.predict([0.5, 1.49, 1.5, 2.5]).tolist() == [1, 1, 0, 0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(-20, 20), min_size=2, max_size=40),
+    st.lists(st.booleans(), min_size=40, max_size=40),
+    st.booleans(),
+)
+def test_a_rounding_error_in_a_training_score_keeps_its_value(ints, labels, increasing):
+    """No edge lies on a training score, so moving one by an ulp cannot change its step."""
+    s = np.array(ints, float) / 7.0
+    y = np.array(labels[: s.size], float)
+    y[0], y[-1] = 0.0, 1.0
+    cal = IsotonicCalibration(increasing=increasing).fit(s, y)
+    at = cal.predict(s)
+    for nudged in (np.nextafter(s, -np.inf), np.nextafter(s, np.inf)):
+        np.testing.assert_array_equal(cal.predict(nudged), at)
 
 
 def test_out_of_bounds_raise():

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.datasets import make_classification
 from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import GaussianNB
 from sklearn.neighbors import KNeighborsClassifier
@@ -343,3 +344,19 @@ def test_staged_multiclass_rows_are_probabilities():
     np.testing.assert_allclose(stages[-1], clf.predict_proba(X))
     for s in stages:
         np.testing.assert_allclose(s.sum(axis=1), 1.0)
+
+
+def test_a_learner_without_sample_weight_switches_to_costing_with_a_warning():
+    import warnings as _warnings
+
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = make_classification(n_samples=80, random_state=0)
+    pipe = make_pipeline(StandardScaler(), LogisticRegression())
+    with pytest.warns(UserWarning, match="costing"):
+        clf = ProbingClassifier(pipe, n_probes=3, random_state=0).fit(X, y)
+    assert clf.weighting_ == "costing"
+    with _warnings.catch_warnings():  # asked for: no warning
+        _warnings.simplefilter("error")
+        ProbingClassifier(pipe, n_probes=3, weighting="costing", random_state=0).fit(X, y)
