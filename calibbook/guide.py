@@ -154,8 +154,8 @@ def auc_changes(summary, methods, *, tol=1e-9):
         Index: methods; columns ``cells`` (data set x classifier cells compared),
         ``changed`` (cells where the AUC moved), ``largest_gain`` and ``largest_loss``.
 
-    References
-    ----------
+    Notes
+    -----
     :doc:`/book/08_comparison`, section on ranking.
 
     Examples
@@ -223,8 +223,8 @@ def recommendations(summary, methods, calibration_sizes, fit_seconds, *, classif
         Index: situations; columns: a ``(classifier, "method")`` and a
         ``(classifier, "evidence")`` column per classifier.
 
-    References
-    ----------
+    Notes
+    -----
     :doc:`/book/which_calibrator` displays the result on the 40 data sets.
 
     Examples
@@ -300,8 +300,8 @@ def book_recommendations(comparison_csv, speed_csv, *, small=1000, alpha=0.05):
     pandas.DataFrame
         As :func:`recommendations`.
 
-    References
-    ----------
+    Notes
+    -----
     :doc:`/book/which_calibrator` displays it; ``tests/test_guide.py`` checks that the page
     shows what the files imply.
 
