@@ -1,6 +1,6 @@
 """Near-isotonic path + ENIR, and BBQ: fit times and peak memory against N.
 
-Targets (issue 5): path + ENIR fit at 1e5 under 1 s, at 1e6 under 10 s with peak
+Targets: path + ENIR fit at 1e5 under 1 s, at 1e6 under 10 s with peak
 memory under 1 GB; BBQ fit at 1e6 under 2 s. When netcal is installed (optional,
 never a dependency), its ENIR and BBQ are timed too and ratios printed.
 Each size runs in a fresh process so that peak memory (ru_maxrss) is its own.

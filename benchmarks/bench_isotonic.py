@@ -1,6 +1,6 @@
 """IsotonicCalibration against scikit-learn's IsotonicRegression and the sort floor.
 
-Targets (issue 4): fit <= 0.7 x sklearn's fit at N = 1e6 and 1e7 (unsorted input);
+Targets: fit <= 0.7 x sklearn's fit at N = 1e6 and 1e7 (unsorted input);
 predict at least as fast as sklearn's.
 Run: python benchmarks/bench_isotonic.py [--sizes 1e6 1e7] [--repeats 5]
 """
