@@ -76,12 +76,19 @@ def event_stream(n, chunk):
 
 def in_memory_stream(n, chunk):
     events = np.concatenate([make_block(i, size) for i, size in enumerate(block_sizes(n, chunk))])
-    return np.ascontiguousarray(events[:, 0]), np.ascontiguousarray(events[:, 1]), np.ascontiguousarray(events[:, 2])
+    return (
+        np.ascontiguousarray(events[:, 0]),
+        np.ascontiguousarray(events[:, 1]),
+        np.ascontiguousarray(events[:, 2]),
+    )
 
 
 # --------------------------------------------------------------------------- metrics, blockwise
 def lazy_metrics(p, y, true_p):
-    """Dask reductions of one prediction column: per-bin sums for the ECE, Brier, mean |p - true p|."""
+    """Dask reductions of one prediction column.
+
+    Per-bin sums for the ECE, Brier, mean |p - true p|.
+    """
     import dask.array as da
 
     k = da.minimum((p * N_BINS).astype(np.int64), N_BINS - 1)  # bin [j/K, (j+1)/K), 1 in the last
@@ -98,7 +105,11 @@ def finish_metrics(sums, n):
     count = sums["count"]
     full = count > 0
     ece = np.sum(np.abs(sums["sum_y"][full] - sums["sum_p"][full])) / n  # sum_k n_k |o_k - e_k| / n
-    return {"ece": float(ece), "brier": float(sums["brier"] / n), "mae_true": float(sums["abs_true"] / n)}
+    return {
+        "ece": float(ece),
+        "brier": float(sums["brier"] / n),
+        "mae_true": float(sums["abs_true"] / n),
+    }
 
 
 def peak_rss_mib():
@@ -116,7 +127,11 @@ def cpu_seconds():
 def calibrators():
     from calibbook import ENIR, IsotonicCalibration, PlattScaling
 
-    return {"isotonic": IsotonicCalibration(), "ENIR": ENIR(), "Platt": PlattScaling(logit_input=True)}
+    return {
+        "isotonic": IsotonicCalibration(),
+        "ENIR": ENIR(),
+        "Platt": PlattScaling(logit_input=True),
+    }
 
 
 # --------------------------------------------------------------------------- phase 1: N rows
@@ -149,18 +164,27 @@ def phase_stream(n, chunk, cells):
     metrics = {name: finish_metrics(v, n) for name, v in sums.items()}
     rss_self, rss_children = peak_rss_mib()
     return {
-        "n": n, "chunk": chunk, "cells": cells, "unique_rows": int(rows[0].size),
+        "n": n,
+        "chunk": chunk,
+        "cells": cells,
+        "unique_rows": int(rows[0].size),
         "total_weight": float(rows[2].sum()),
-        "t_aggregate": t_aggregate, "t_fit": t_fit, "t_predict_metrics": t_predict,
+        "t_aggregate": t_aggregate,
+        "t_fit": t_fit,
+        "t_predict_metrics": t_predict,
         "t_total": time.perf_counter() - start,
-        "cpu_aggregate": cpu_aggregate, "cpu_predict": cpu_predict, "cpu_total": cpu_seconds() - cpu_start,
+        "cpu_aggregate": cpu_aggregate,
+        "cpu_predict": cpu_predict,
+        "cpu_total": cpu_seconds() - cpu_start,
         "isotonic_blocks": int(fitted["isotonic"].block_values_.size),
         "platt": [fitted["Platt"].a_, fitted["Platt"].b_],
-        "metrics": metrics, "peak_rss_mib": rss_self, "peak_rss_children_mib": rss_children,
+        "metrics": metrics,
+        "peak_rss_mib": rss_self,
+        "peak_rss_children_mib": rss_children,
     }
 
 
-# --------------------------------------------------------------------------- phase 2: fits in memory
+# ------------------------------------------------------------------------ phase 2: fits in memory
 def phase_compare(n, chunk, cells):
     import dask.array as da
 
@@ -170,7 +194,11 @@ def phase_compare(n, chunk, cells):
 
     s, y, true_p = in_memory_stream(n, chunk)
     # load the compiled kernels and dask outside the timings
-    fit_distributed(IsotonicCalibration(), da.from_array(s[:1000], chunks=500), da.from_array(y[:1000], chunks=500))
+    fit_distributed(
+        IsotonicCalibration(),
+        da.from_array(s[:1000], chunks=500),
+        da.from_array(y[:1000], chunks=500),
+    )
     t0 = time.perf_counter()
     memory = IsotonicCalibration().fit(s, y)
     t_memory = time.perf_counter() - t0
@@ -187,26 +215,44 @@ def phase_compare(n, chunk, cells):
     mse_gap = float(np.mean((y - p_grid) ** 2) - np.mean((y - p_memory) ** 2))
     bound = float(2 * np.bincount(grid.cells(s), minlength=cells).max() / n)
     # the blockwise ECE of phase 1, checked against calibbook.metrics on these rows
-    sums = {k: np.asarray(v.compute() if hasattr(v, "compute") else v)
-            for k, v in lazy_metrics(S, Y, da.from_array(true_p, chunks=chunk)).items()}
+    sums = {
+        k: np.asarray(v.compute() if hasattr(v, "compute") else v)
+        for k, v in lazy_metrics(S, Y, da.from_array(true_p, chunks=chunk)).items()
+    }
     ece_blockwise = finish_metrics(sums, n)["ece"]
     rss_self, rss_children = peak_rss_mib()
     return {
-        "n": n, "chunk": chunk, "cells": cells,
-        "t_memory": t_memory, "t_exact": t_exact, "t_grid": t_grid,
+        "n": n,
+        "chunk": chunk,
+        "cells": cells,
+        "t_memory": t_memory,
+        "t_exact": t_exact,
+        "t_grid": t_grid,
         "max_diff_exact": float(np.abs(exact.predict(s) - p_memory).max()),
         "max_diff_grid": float(np.abs(p_grid - p_memory).max()),
         "mean_diff_grid": float(np.abs(p_grid - p_memory).mean()),
-        "mse_gap_grid": mse_gap, "mse_gap_bound": bound,
+        "mse_gap_grid": mse_gap,
+        "mse_gap_bound": bound,
         "ece_check": abs(ece_blockwise - expected_calibration_error(y, s)),
-        "peak_rss_mib": rss_self, "peak_rss_children_mib": rss_children,
+        "peak_rss_mib": rss_self,
+        "peak_rss_children_mib": rss_children,
     }
 
 
 # --------------------------------------------------------------------------- driver
 def run_phase(args, phase, n):
-    cmd = [sys.executable, __file__, "--phase", phase, "--n", str(n), "--chunk", str(args.chunk),
-           "--cells", str(args.cells)]
+    cmd = [
+        sys.executable,
+        __file__,
+        "--phase",
+        phase,
+        "--n",
+        str(n),
+        "--chunk",
+        str(args.chunk),
+        "--cells",
+        str(args.cells),
+    ]
     t0 = time.perf_counter()
     out = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if out.returncode:
@@ -217,14 +263,30 @@ def run_phase(args, phase, n):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--n", "--events", dest="n", type=float, default=1e8,
-                        help="events in the streamed run (default 1e8)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--n",
+        "--events",
+        dest="n",
+        type=float,
+        default=1e8,
+        help="events in the streamed run (default 1e8)",
+    )
     parser.add_argument("--chunk", type=float, default=4e6, help="events per block (default 4e6)")
-    parser.add_argument("--cells", type=int, default=2**20, help="ScoreGrid cells on [0, 1] (default 2**20)")
-    parser.add_argument("--compare-n", type=float, default=1e7, help="size of the in-memory comparison")
-    parser.add_argument("--quick", action="store_true", help="1e6 streamed, 1e5 in memory, chunks of 2e5")
-    parser.add_argument("--csv", help="append the measurements to this CSV file (one row per quantity)")
+    parser.add_argument(
+        "--cells", type=int, default=2**20, help="ScoreGrid cells on [0, 1] (default 2**20)"
+    )
+    parser.add_argument(
+        "--compare-n", type=float, default=1e7, help="size of the in-memory comparison"
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="1e6 streamed, 1e5 in memory, chunks of 2e5"
+    )
+    parser.add_argument(
+        "--csv", help="append the measurements to this CSV file (one row per quantity)"
+    )
     parser.add_argument("--phase", choices=["stream", "compare"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.quick:
@@ -243,39 +305,67 @@ def main():
 
     run_id = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     load_before = os.getloadavg()
-    versions = (f"calibbook {calibbook.__version__}, python {platform.python_version()}, "
-                f"numpy {np.__version__}, dask {dask.__version__}, numba {numba.__version__}")
-    print(f"{os.cpu_count()} CPUs, nice {os.nice(0)}, load average {load_before[0]:.2f} (1 min) "
-          f"before the run; {versions}")
+    versions = (
+        f"calibbook {calibbook.__version__}, python {platform.python_version()}, "
+        f"numpy {np.__version__}, dask {dask.__version__}, numba {numba.__version__}"
+    )
+    print(
+        f"{os.cpu_count()} CPUs, nice {os.nice(0)}, load average {load_before[0]:.2f} (1 min) "
+        f"before the run; {versions}"
+    )
     stream = run_phase(args, "stream", args.n)
     load_mid = os.getloadavg()
     compare = run_phase(args, "compare", args.compare_n)
 
-    print(f"\nstreamed: {stream['n']:.0e} events in blocks of {stream['chunk']:.0e}, ScoreGrid of "
-          f"{stream['cells']} cells on [0, 1] (half-cell {0.5 / stream['cells']:.2e})")
-    print(f"  reduced to {stream['unique_rows']} weighted rows (total weight {stream['total_weight']:.0f})")
+    print(
+        f"\nstreamed: {stream['n']:.0e} events in blocks of {stream['chunk']:.0e}, ScoreGrid of "
+        f"{stream['cells']} cells on [0, 1] (half-cell {0.5 / stream['cells']:.2e})"
+    )
+    print(
+        f"  reduced to {stream['unique_rows']} weighted rows "
+        f"(total weight {stream['total_weight']:.0f})"
+    )
     print(f"  pass 1, generate + reduce:       {stream['t_aggregate']:8.1f} s")
     for name, t in stream["t_fit"].items():
         print(f"  fit {name:<10} on the rows:     {t:8.2f} s")
     print(f"  pass 2, predict + metrics:       {stream['t_predict_metrics']:8.1f} s")
-    print(f"  total wall time:                 {stream['t_total']:8.1f} s "
-          f"({stream['t_process']:.1f} s with interpreter start and imports)")
-    print(f"  CPU time (user + system, all threads): pass 1 {stream['cpu_aggregate']:.1f} s, "
-          f"pass 2 {stream['cpu_predict']:.1f} s, total {stream['cpu_total']:.1f} s")
-    print(f"  peak RSS: {stream['peak_rss_mib']:.0f} MiB (children {stream['peak_rss_children_mib']:.0f} MiB)")
+    print(
+        f"  total wall time:                 {stream['t_total']:8.1f} s "
+        f"({stream['t_process']:.1f} s with interpreter start and imports)"
+    )
+    print(
+        f"  CPU time (user + system, all threads): pass 1 {stream['cpu_aggregate']:.1f} s, "
+        f"pass 2 {stream['cpu_predict']:.1f} s, total {stream['cpu_total']:.1f} s"
+    )
+    print(
+        f"  peak RSS: {stream['peak_rss_mib']:.0f} MiB "
+        f"(children {stream['peak_rss_children_mib']:.0f} MiB)"
+    )
     print(f"  {'':<13} {'ECE':>8} {'Brier':>8} {'|p - true p|':>13}")
     for name, m in stream["metrics"].items():
         print(f"  {name:<13} {m['ece']:8.5f} {m['brier']:8.5f} {m['mae_true']:13.6f}")
     print(f"\nin memory: {compare['n']:.0e} events, IsotonicCalibration")
-    print(f"  in-memory fit {compare['t_memory']:.2f} s; fit_distributed exact {compare['t_exact']:.2f} s "
-          f"(x{compare['t_exact'] / compare['t_memory']:.1f}), on the grid {compare['t_grid']:.2f} s "
-          f"(x{compare['t_grid'] / compare['t_memory']:.1f})")
-    print(f"  max |difference| exact {compare['max_diff_exact']:.1e}; grid: max {compare['max_diff_grid']:.3f}, "
-          f"mean {compare['mean_diff_grid']:.2e}; training MSE gap {compare['mse_gap_grid']:.2e} "
-          f"<= bound {compare['mse_gap_bound']:.2e}")
-    print(f"  blockwise ECE - calibbook ECE: {compare['ece_check']:.1e}; peak RSS {compare['peak_rss_mib']:.0f} MiB")
+    print(
+        f"  in-memory fit {compare['t_memory']:.2f} s; "
+        f"fit_distributed exact {compare['t_exact']:.2f} s "
+        f"(x{compare['t_exact'] / compare['t_memory']:.1f}), on the grid {compare['t_grid']:.2f} s "
+        f"(x{compare['t_grid'] / compare['t_memory']:.1f})"
+    )
+    print(
+        f"  max |difference| exact {compare['max_diff_exact']:.1e}; "
+        f"grid: max {compare['max_diff_grid']:.3f}, "
+        f"mean {compare['mean_diff_grid']:.2e}; training MSE gap {compare['mse_gap_grid']:.2e} "
+        f"<= bound {compare['mse_gap_bound']:.2e}"
+    )
+    print(
+        f"  blockwise ECE - calibbook ECE: {compare['ece_check']:.1e}; "
+        f"peak RSS {compare['peak_rss_mib']:.0f} MiB"
+    )
     load_end = os.getloadavg()
-    print(f"load average during the run: {load_mid[0]:.2f} after pass 1 and 2, {load_end[0]:.2f} at the end")
+    print(
+        f"load average during the run: {load_mid[0]:.2f} after pass 1 and 2, "
+        f"{load_end[0]:.2f} at the end"
+    )
 
     if args.csv:
         cn = f"{compare['n']:.0e}".replace("e+0", "e").replace("e+", "e")  # 10000000 -> "1e7"
@@ -283,30 +373,78 @@ def main():
             ("events", stream["n"], "rows", "streamed, never materialised"),
             ("block size", stream["chunk"], "rows", "events generated per Dask block"),
             ("grid cells", stream["cells"], "cells", "ScoreGrid on [0, 1]"),
-            ("reduced rows", stream["unique_rows"], "rows", "weighted (score, label) rows after the reduction"),
+            (
+                "reduced rows",
+                stream["unique_rows"],
+                "rows",
+                "weighted (score, label) rows after the reduction",
+            ),
             ("pass 1: generate and reduce", round(stream["t_aggregate"], 1), "s", "wall time"),
-            *[(f"fit {k} on the reduced rows", round(v, 2), "s", "wall time") for k, v in stream["t_fit"].items()],
-            ("pass 2: predict and reduce to metrics", round(stream["t_predict_metrics"], 1), "s", "wall time"),
+            *[
+                (f"fit {k} on the reduced rows", round(v, 2), "s", "wall time")
+                for k, v in stream["t_fit"].items()
+            ],
+            (
+                "pass 2: predict and reduce to metrics",
+                round(stream["t_predict_metrics"], 1),
+                "s",
+                "wall time",
+            ),
             ("total", round(stream["t_total"], 1), "s", "wall time, both passes and the fits"),
-            ("peak memory", round(stream["peak_rss_mib"]), "MiB", "peak RSS of the process (children: "
-             f"{stream['peak_rss_children_mib']:.0f} MiB)"),
-            *[(f"ECE {k}", round(m["ece"], 5), "", "10 equal-width bins, all events")
-              for k, m in stream["metrics"].items()],
-            *[(f"mean |p - true p| {k}", round(m["mae_true"], 6), "", "all events")
-              for k, m in stream["metrics"].items()],
+            (
+                "peak memory",
+                round(stream["peak_rss_mib"]),
+                "MiB",
+                f"peak RSS of the process (children: {stream['peak_rss_children_mib']:.0f} MiB)",
+            ),
+            *[
+                (f"ECE {k}", round(m["ece"], 5), "", "10 equal-width bins, all events")
+                for k, m in stream["metrics"].items()
+            ],
+            *[
+                (f"mean |p - true p| {k}", round(m["mae_true"], 6), "", "all events")
+                for k, m in stream["metrics"].items()
+            ],
             (f"in-memory isotonic fit, {cn} rows", round(compare["t_memory"], 2), "s", "wall time"),
-            (f"fit_distributed isotonic, {cn} rows, exact", round(compare["t_exact"], 2), "s", "wall time"),
-            (f"fit_distributed isotonic, {cn} rows, grid", round(compare["t_grid"], 2), "s", "wall time"),
-            ("load average before the run", round(load_before[0], 2), "", f"{os.cpu_count()} CPUs, 1-minute average"),
+            (
+                f"fit_distributed isotonic, {cn} rows, exact",
+                round(compare["t_exact"], 2),
+                "s",
+                "wall time",
+            ),
+            (
+                f"fit_distributed isotonic, {cn} rows, grid",
+                round(compare["t_grid"], 2),
+                "s",
+                "wall time",
+            ),
+            (
+                "load average before the run",
+                round(load_before[0], 2),
+                "",
+                f"{os.cpu_count()} CPUs, 1-minute average",
+            ),
             ("load average after pass 2", round(load_mid[0], 2), "", "1-minute average"),
             ("load average at the end", round(load_end[0], 2), "", "1-minute average"),
             ("CPUs", os.cpu_count(), "", f"nice {os.nice(0)}; {versions}"),
-            ("pass 1: generate and reduce, CPU time", round(stream["cpu_aggregate"], 1), "s",
-             "user + system, all threads of the process"),
-            ("pass 2: predict and reduce to metrics, CPU time", round(stream["cpu_predict"], 1), "s",
-             "user + system, all threads of the process"),
-            ("total, CPU time", round(stream["cpu_total"], 1), "s",
-             "user + system, all threads of the process; both passes and the fits"),
+            (
+                "pass 1: generate and reduce, CPU time",
+                round(stream["cpu_aggregate"], 1),
+                "s",
+                "user + system, all threads of the process",
+            ),
+            (
+                "pass 2: predict and reduce to metrics, CPU time",
+                round(stream["cpu_predict"], 1),
+                "s",
+                "user + system, all threads of the process",
+            ),
+            (
+                "total, CPU time",
+                round(stream["cpu_total"], 1),
+                "s",
+                "user + system, all threads of the process; both passes and the fits",
+            ),
         ]
         new_file = not os.path.exists(args.csv)
         with open(args.csv, "a", newline="") as fh:  # append: one file collects several runs

@@ -50,15 +50,25 @@ def main():
     parser.add_argument("--sizes", nargs="+", type=float, default=[1e4, 1e5, 1e6])
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    print(f"{'N':>8} {'ENIR fit s':>10} {'BBQ fit s':>9} {'ENIR pred s':>11} {'BBQ pred s':>10} "
-          f"{'peak MB':>8} {'netcal ENIR/ours':>16} {'netcal BBQ/ours':>15}")
+    print(
+        f"{'N':>8} {'ENIR fit s':>10} {'BBQ fit s':>9} {'ENIR pred s':>11} {'BBQ pred s':>10} "
+        f"{'peak MB':>8} {'netcal ENIR/ours':>16} {'netcal BBQ/ours':>15}"
+    )
     for n in args.sizes:
-        res = json.loads(subprocess.run([sys.executable, "-c", CHILD, str(n), str(args.repeats)],
-                                        capture_output=True, text=True, check=True).stdout)
+        res = json.loads(
+            subprocess.run(
+                [sys.executable, "-c", CHILD, str(n), str(args.repeats)],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        )
         ratio = lambda key, ours: f"{res[key] / res[ours]:.1f}" if key in res else "-"  # noqa: E731
-        print(f"{n:>8.0e} {res['ENIR']:10.3f} {res['BBQ']:9.3f} {res['ENIR_predict']:11.3f} "
-              f"{res['BBQ_predict']:10.3f} {res['peak_mb']:8.0f} {ratio('netcal_ENIR', 'ENIR'):>16} "
-              f"{ratio('netcal_BBQ', 'BBQ'):>15}")
+        print(
+            f"{n:>8.0e} {res['ENIR']:10.3f} {res['BBQ']:9.3f} {res['ENIR_predict']:11.3f} "
+            f"{res['BBQ_predict']:10.3f} {res['peak_mb']:8.0f} {ratio('netcal_ENIR', 'ENIR'):>16} "
+            f"{ratio('netcal_BBQ', 'BBQ'):>15}"
+        )
 
 
 if __name__ == "__main__":

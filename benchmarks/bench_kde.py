@@ -13,10 +13,10 @@ Prints median seconds, ratios and the max abs error of binned vs exact; asserts 
 import argparse
 
 import numpy as np
+from _timing import median_time
 from scipy.special import expit
 from sklearn.neighbors import KernelDensity
 
-from _timing import median_time
 from calibbook.kde import KDECalibration
 
 
@@ -38,7 +38,9 @@ def main():
     args = parser.parse_args()
 
     rng = np.random.default_rng(0)
-    print(f"{'N':>8} {'method':>22} {'fit+predict s':>13} {'vs sklearn':>10} {'max|p - exact|':>14}")
+    print(
+        f"{'N':>8} {'method':>22} {'fit+predict s':>13} {'vs sklearn':>10} {'max|p - exact|':>14}"
+    )
     for n in map(int, args.sizes):
         s = rng.standard_t(5, size=n)
         y = (rng.uniform(size=n) < 1 / (1 + np.exp(-1.5 * s))).astype(np.float64)
@@ -63,10 +65,18 @@ def main():
             t_sk = median_time(lambda: sklearn_eq5(s, y, q, h), 1, warmup=0)
             p_sk = sklearn_eq5(s, y, q, h)
             err = np.abs(p_binned - p_exact).max()
-            print(f"{n:>8.0e} {'gaussian exact':>22} {t_exact:13.3f} {t_exact / t_sk:10.3f} {0.0:14.1e}")
-            print(f"{n:>8.0e} {'gaussian binned':>22} {t_binned:13.3f} {t_binned / t_sk:10.4f} {err:14.1e}")
-            print(f"{n:>8.0e} {'sklearn KernelDensity':>22} {t_sk:13.3f} {1.0:10.3f} "
-                  f"{np.abs(p_sk - p_exact).max():14.1e}")
+            print(
+                f"{n:>8.0e} {'gaussian exact':>22} {t_exact:13.3f} {t_exact / t_sk:10.3f} "
+                f"{0.0:14.1e}"
+            )
+            print(
+                f"{n:>8.0e} {'gaussian binned':>22} {t_binned:13.3f} {t_binned / t_sk:10.4f} "
+                f"{err:14.1e}"
+            )
+            print(
+                f"{n:>8.0e} {'sklearn KernelDensity':>22} {t_sk:13.3f} {1.0:10.3f} "
+                f"{np.abs(p_sk - p_exact).max():14.1e}"
+            )
         else:
             print(f"{n:>8.0e} {'gaussian binned':>22} {t_binned:13.3f} {'':>10} {'':>14}")
 

@@ -4,9 +4,9 @@ Run: python benchmarks/bench_platt.py [--sizes 1e5 1e6] [--repeats 5]
 """
 
 import numpy as np
+from _timing import median_time, parse_args
 from sklearn.calibration import _SigmoidCalibration
 
-from _timing import median_time, parse_args
 from calibbook.platt import PlattScaling
 
 

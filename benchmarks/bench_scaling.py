@@ -29,9 +29,13 @@ def methods():
     from calibbook.experiments import all_calibrators
 
     out = {name: (lambda c=cal: _ours(c)) for name, cal in all_calibrators().items()}
-    out["sklearn isotonic"] = lambda: _Wrap(IsotonicRegression(out_of_bounds="clip", y_min=0, y_max=1), "predict")
+    out["sklearn isotonic"] = lambda: _Wrap(
+        IsotonicRegression(out_of_bounds="clip", y_min=0, y_max=1), "predict"
+    )
     try:
-        from sklearn.calibration import _SigmoidCalibration  # what CalibratedClassifierCV(method="sigmoid") fits
+        from sklearn.calibration import (
+            _SigmoidCalibration,  # what CalibratedClassifierCV(method="sigmoid") fits
+        )
     except ImportError:  # private name; skip the baseline rather than fail
         _SigmoidCalibration = None
     if _SigmoidCalibration is not None:
@@ -88,10 +92,14 @@ def timed(func, repeats, long_run=2.0):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sizes", nargs="+", type=float, default=[1e3, 1e4, 1e5, 1e6, 1e7])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--budget", type=float, default=30.0, help="skip larger N after a fit this slow (s)")
+    parser.add_argument(
+        "--budget", type=float, default=30.0, help="skip larger N after a fit this slow (s)"
+    )
     parser.add_argument("--methods", nargs="+", default=None, help="subset of method names")
     parser.add_argument("--csv", default=None, help="write the measurements to this CSV file")
     args = parser.parse_args()
@@ -132,11 +140,16 @@ def main():
         for row in rows:
             if row["n"] == n:
                 ratio = row["fit_s"] / ref_fit if ref_fit else float("nan")
-                print(f"{row['method']:>18} {n:>8.0e} {row['fit_s']:9.4f} {row['predict_s']:10.4f} {ratio:10.2f}",
-                      flush=True)
+                print(
+                    f"{row['method']:>18} {n:>8.0e} {row['fit_s']:9.4f} "
+                    f"{row['predict_s']:10.4f} {ratio:10.2f}",
+                    flush=True,
+                )
     if args.csv:
         frame = pd.DataFrame(rows)
-        frame["machine"] = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+        frame["machine"] = (
+            f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+        )
         frame.to_csv(args.csv, index=False, float_format="%.6g")
         print("wrote", args.csv)
 

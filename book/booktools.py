@@ -57,7 +57,9 @@ def show_table(table, digits=3, *, index=True, formats=None):
     styler = table if not isinstance(table, pd.DataFrame) else table.style
     frame = styler.data
     formats = dict(formats or {})
-    float_columns = [c for c in frame.columns if pd.api.types.is_float_dtype(frame[c]) and c not in formats]
+    float_columns = [
+        c for c in frame.columns if pd.api.types.is_float_dtype(frame[c]) and c not in formats
+    ]
     styler = styler.format(precision=digits, na_rep="", subset=float_columns or None)
     if formats:
         styler = styler.format(formats, subset=list(formats), na_rep="")
@@ -115,10 +117,16 @@ def make_learners(seed=0):
         "SVM": scaled(SVC(kernel="rbf")),
         "naive Bayes": GaussianNB(),
         "random forest": RandomForestClassifier(n_estimators=200, random_state=seed),
-        "bagged trees": BaggingClassifier(DecisionTreeClassifier(), n_estimators=50, random_state=seed),
+        "bagged trees": BaggingClassifier(
+            DecisionTreeClassifier(), n_estimators=50, random_state=seed
+        ),
         "neural net": scaled(
             MLPClassifier(
-                hidden_layer_sizes=(32,), alpha=1e-3, max_iter=500, early_stopping=True, random_state=seed
+                hidden_layer_sizes=(32,),
+                alpha=1e-3,
+                max_iter=500,
+                early_stopping=True,
+                random_state=seed,
             )
         ),
         "logistic regression": scaled(LogisticRegression(max_iter=2000)),

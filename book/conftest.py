@@ -13,12 +13,12 @@ For such a cell, an output passes when its text equals the committed text once e
 blanked out (white space folded), and every number is within ``atol + rtol * |committed|`` of
 the committed one. ``ignore`` (optional) is a regular expression removed from both texts first,
 for marks that flip with the arithmetic. Everything else, and every cell without a tolerance,
-is compared exactly by nbval as usual, except an output's HTML where it also has plain text
-(a table's styled rendering: its plain text is what is checked). Values glued into the prose with myst-nb's ``glue`` (outputs
-whose MIME types start with ``application/papermill.record/``) are left out of the comparison:
-they carry full float precision to the text, where they are rounded, and what a checked cell
-checks is what it prints. ``scripts/output_spread.py`` measures the spread across arithmetic variants and
-writes the tolerances; ``tests/test_nbval_tolerance.py`` tests this module.
+is compared exactly by nbval as usual, except an output's HTML where it also has plain text (a
+table's styled rendering: its plain text is what is checked). Values glued into the prose with
+myst-nb's ``glue`` (outputs whose MIME types start with ``application/papermill.record/``) are left
+out of the comparison: they carry full float precision to the text, where they are rounded, and what
+a checked cell checks is what it prints. ``scripts/output_spread.py`` measures the spread across
+arithmetic variants and writes the tolerances; ``tests/test_nbval_tolerance.py`` tests this module.
 """
 
 import math
@@ -158,7 +158,9 @@ def _install():
                         clean = [ignored.sub("", t) for t in clean]
                     problem = worst_number(*clean, *tol)
                     if problem is None:
-                        new_box[new_key] = ref_text  # equal within tolerance: let nbval see equality
+                        new_box[new_key] = (
+                            ref_text  # equal within tolerance: let nbval see equality
+                        )
                     else:
                         notes.append(problem)
         same = exact_compare(self, test, ref, skip_compare)

@@ -43,7 +43,10 @@ class MetaClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         return X, y, encoder.transform(y)
 
     def _copy_feature_attributes(self, fitted, X):
-        """``n_features_in_`` (and ``feature_names_in_``) of the first fitted classifier that has them."""
+        """Copy ``n_features_in_`` (and ``feature_names_in_``) from a fitted classifier.
+
+        The first one in ``fitted`` that has them is used.
+        """
         for clf in fitted:
             if hasattr(clf, "n_features_in_"):
                 self.n_features_in_ = clf.n_features_in_

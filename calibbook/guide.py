@@ -17,7 +17,13 @@ from dataclasses import dataclass
 
 from .experiments import average_ranks, dataset_means, friedman_test, holm_test
 
-__all__ = ["LeadingGroup", "leading_group", "auc_changes", "recommendations", "book_recommendations"]
+__all__ = [
+    "LeadingGroup",
+    "leading_group",
+    "auc_changes",
+    "recommendations",
+    "book_recommendations",
+]
 
 
 @dataclass(frozen=True)
@@ -65,11 +71,15 @@ class LeadingGroup:
 
     def describe(self):
         """One line of evidence: the best method's rank, the group, the test."""
-        rank = (f"{self.best}: {self.measure} rank {self.ranks[self.best]:.2f} of {self.ranks.size} "
-                f"on {self.n_datasets} data sets")
+        rank = (
+            f"{self.best}: {self.measure} rank {self.ranks[self.best]:.2f} of {self.ranks.size} "
+            f"on {self.n_datasets} data sets"
+        )
         if self.friedman_p >= self.alpha:
-            return (f"{rank}; the Friedman test finds no significant difference among the methods "
-                    f"(p = {self.friedman_p:.2g})")
+            return (
+                f"{rank}; the Friedman test finds no significant difference among the methods "
+                f"(p = {self.friedman_p:.2g})"
+            )
         others = [m for m in self.group if m != self.best]
         tied = f"not separable from {', '.join(others)}" if others else "ahead of all others"
         return f"{rank}; {tied} (Friedman p = {self.friedman_p:.2g}, then Holm at {self.alpha:g})"
@@ -112,7 +122,9 @@ def leading_group(summary, classifier, measure, methods, *, datasets=None, alpha
     >>> from calibbook.guide import leading_group
     >>> rows = [(f"d{i}", "LR", m, "RMSE", v + 0.01 * i) for i in range(12)
     ...         for m, v in [("A", 0.1), ("B", 0.2), ("C", 0.3)]]
-    >>> summary = pd.DataFrame(rows, columns=["dataset", "classifier", "method", "measure", "value"])
+    >>> summary = pd.DataFrame(
+    ...     rows, columns=["dataset", "classifier", "method", "measure", "value"]
+    ... )
     >>> g = leading_group(summary, "LR", "RMSE", ["A", "B", "C"])
     >>> g.best, g.group, round(float(g.ranks["A"]), 2)
     ('A', ('A',), 1.0)
@@ -121,7 +133,9 @@ def leading_group(summary, classifier, measure, methods, *, datasets=None, alpha
     if datasets is not None:
         table = table[table.index.isin(list(datasets))]
     if len(table) < 2:
-        raise ValueError(f"need at least 2 data sets to rank {measure} for {classifier}; got {len(table)}")
+        raise ValueError(
+            f"need at least 2 data sets to rank {measure} for {classifier}; got {len(table)}"
+        )
     ranks = average_ranks(table, measure=measure).sort_values(kind="stable")
     best = str(ranks.index[0])
     test = friedman_test(table, measure=measure)
@@ -130,7 +144,9 @@ def leading_group(summary, classifier, measure, methods, *, datasets=None, alpha
     else:
         holm = holm_test(ranks, len(table), best, alpha)
         group = tuple(m for m in ranks.index if m == best or not holm.loc[m, "reject"])
-    return LeadingGroup(measure, classifier, ranks, best, group, float(test.F_pvalue), len(table), alpha)
+    return LeadingGroup(
+        measure, classifier, ranks, best, group, float(test.F_pvalue), len(table), alpha
+    )
 
 
 def auc_changes(summary, methods, *, tol=1e-9):
@@ -162,15 +178,20 @@ def auc_changes(summary, methods, *, tol=1e-9):
     --------
     >>> import pandas as pd
     >>> from calibbook.guide import auc_changes
-    >>> rows = [("d", "LR", "raw", "AUC", 0.8), ("d", "LR", "A", "AUC", 0.8), ("d", "LR", "B", "AUC", 0.75)]
-    >>> summary = pd.DataFrame(rows, columns=["dataset", "classifier", "method", "measure", "value"])
+    >>> rows = [("d", "LR", "raw", "AUC", 0.8), ("d", "LR", "A", "AUC", 0.8),
+    ...         ("d", "LR", "B", "AUC", 0.75)]
+    >>> summary = pd.DataFrame(
+    ...     rows, columns=["dataset", "classifier", "method", "measure", "value"]
+    ... )
     >>> auc_changes(summary, ["A", "B"])["changed"].tolist()
     [0, 1]
     """
     import pandas as pd
 
     auc = summary[summary["measure"] == "AUC"]
-    table = auc.pivot_table(index=["dataset", "classifier"], columns="method", values="value", aggfunc="mean")
+    table = auc.pivot_table(
+        index=["dataset", "classifier"], columns="method", values="value", aggfunc="mean"
+    )
     diff = table[list(methods)].sub(table["raw"], axis=0)
     return pd.DataFrame(
         {
@@ -182,8 +203,17 @@ def auc_changes(summary, methods, *, tol=1e-9):
     )
 
 
-def recommendations(summary, methods, calibration_sizes, fit_seconds, *, classifiers=("LR", "SVM", "NB"),
-                    small=1000, alpha=0.05, auc_tol=0.005):
+def recommendations(
+    summary,
+    methods,
+    calibration_sizes,
+    fit_seconds,
+    *,
+    classifiers=("LR", "SVM", "NB"),
+    small=1000,
+    alpha=0.05,
+    auc_tol=0.005,
+):
     """The guide's recommendation for each situation and base classifier, with its evidence.
 
     Situations (rows of the result):
@@ -232,8 +262,11 @@ def recommendations(summary, methods, calibration_sizes, fit_seconds, *, classif
     >>> import pandas as pd
     >>> from calibbook.guide import recommendations
     >>> rows = [(f"d{i}", "LR", m, meas, v + 0.01 * i) for i in range(12)
-    ...         for m, v in [("A", 0.1), ("B", 0.2), ("raw", 0.3)] for meas in ("RMSE", "ECE", "AUC")]
-    >>> summary = pd.DataFrame(rows, columns=["dataset", "classifier", "method", "measure", "value"])
+    ...         for m, v in [("A", 0.1), ("B", 0.2), ("raw", 0.3)]
+    ...         for meas in ("RMSE", "ECE", "AUC")]
+    >>> summary = pd.DataFrame(
+    ...     rows, columns=["dataset", "classifier", "method", "measure", "value"]
+    ... )
     >>> sizes = {f"d{i}": 500 if i < 6 else 5000 for i in range(12)}
     >>> recs = recommendations(summary, ["A", "B"], sizes, {"A": 2.0, "B": 0.1}, classifiers=["LR"])
     >>> recs[("LR", "method")].tolist()
@@ -256,20 +289,29 @@ def recommendations(summary, methods, calibration_sizes, fit_seconds, *, classif
             ranks = leading_group(summary, clf, "RMSE", ranked_with, alpha=alpha).ranks
             best = min(keepers, key=lambda m: ranks[m])
             cells["keep the ranking"] = (
-                best, f"{best}: RMSE rank {ranks[best]:.2f} of {ranks.size}; mean AUC within "
-                      f"{moved.loc[best, 'largest_move']:.2g} of the raw scores' in all "
-                      f"{int(moved.loc[best, 'cells'])} data set x classifier cells")
+                best,
+                f"{best}: RMSE rank {ranks[best]:.2f} of {ranks.size}; mean AUC within "
+                f"{moved.loc[best, 'largest_move']:.2g} of the raw scores' in all "
+                f"{int(moved.loc[best, 'cells'])} data set x classifier cells",
+            )
         else:
             least = moved["largest_move"].min()
-            cells["keep the ranking"] = ("none", f"every method moved the mean AUC by {least:.2g} or more somewhere")
-        for label, sets, bound in (("small calibration sets", small_sets, f"fewer than {small}"),
-                                   ("larger calibration sets", large_sets, f"at least {small}")):
+            cells["keep the ranking"] = (
+                "none",
+                f"every method moved the mean AUC by {least:.2g} or more somewhere",
+            )
+        for label, sets, bound in (
+            ("small calibration sets", small_sets, f"fewer than {small}"),
+            ("larger calibration sets", large_sets, f"at least {small}"),
+        ):
             g = leading_group(summary, clf, "RMSE", methods, datasets=sets, alpha=alpha)
             cells[label] = (g.best, f"{g.describe()}; calibration sets of {bound} cases")
         fastest = min(rmse.group, key=lambda m: fit_seconds[m])
         cells["tight time budget"] = (
-            fastest, f"fastest fit ({fit_seconds[fastest]:.3g} s at 1e6 scores) in the RMSE leading group "
-                     f"{', '.join(rmse.group)}")
+            fastest,
+            f"fastest fit ({fit_seconds[fastest]:.3g} s at 1e6 scores) in the RMSE leading group "
+            f"{', '.join(rmse.group)}",
+        )
         ece = leading_group(summary, clf, "ECE", methods, alpha=alpha)
         cells["reliable bins"] = (ece.best, ece.describe())
         out[(clf, "method")] = {k: v[0] for k, v in cells.items()}
@@ -277,7 +319,6 @@ def recommendations(summary, methods, calibration_sizes, fit_seconds, *, classif
     frame = pd.DataFrame(out)
     frame.columns = pd.MultiIndex.from_tuples(frame.columns)
     return frame
-
 
 
 def book_recommendations(comparison_csv, speed_csv, *, small=1000, alpha=0.05):
@@ -311,9 +352,12 @@ def book_recommendations(comparison_csv, speed_csv, *, small=1000, alpha=0.05):
     >>> import calibbook
     >>> from calibbook.guide import book_recommendations
     >>> data = Path(calibbook.__file__).resolve().parents[1] / "data"
-    >>> recs = book_recommendations(data / "comparison_full.csv", data / "speed_scaling.csv")  # doctest: +SKIP
-    >>> list(recs.index)  # doctest: +SKIP
-    ['keep the ranking', 'small calibration sets', 'larger calibration sets', 'tight time budget', 'reliable bins']
+    >>> recs = book_recommendations(  # doctest: +SKIP
+    ...     data / "comparison_full.csv", data / "speed_scaling.csv"
+    ... )
+    >>> list(recs.index)  # doctest: +SKIP, +NORMALIZE_WHITESPACE
+    ['keep the ranking', 'small calibration sets', 'larger calibration sets',
+     'tight time budget', 'reliable bins']
     """
     import pandas as pd
 
@@ -326,6 +370,7 @@ def book_recommendations(comparison_csv, speed_csv, *, small=1000, alpha=0.05):
     sizes = {row.name: int(0.9 * row.n_samples) for row in benchmark_table().itertuples()}
     suffix = "-logit"
     fit_seconds = {
-        m: float(speed.loc[(m[: -len(suffix)] if m.endswith(suffix) else m, 10**6), "fit_s"]) for m in methods
+        m: float(speed.loc[(m[: -len(suffix)] if m.endswith(suffix) else m, 10**6), "fit_s"])
+        for m in methods
     }
     return recommendations(full, methods, sizes, fit_seconds, small=small, alpha=alpha)

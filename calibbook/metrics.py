@@ -31,7 +31,7 @@ __all__ = [
 
 
 def _binned(y, p, w, n_bins, strategy):
-    """Per-bin (weight, mean prediction, observed rate) and the inner edges, for validated arrays."""
+    """Per-bin (weight, mean prediction, observed rate) and inner edges, for validated arrays."""
     n_bins = check_n_bins(n_bins)
     check_option(strategy, "strategy", STRATEGIES)
     edges = bin_edges(p, w, n_bins, strategy)
@@ -70,7 +70,9 @@ def _bin_gaps(y_true, y_prob, sample_weight, n_bins, strategy):
     return weight[full], np.abs(o[full] - e[full])
 
 
-def expected_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform", sample_weight=None):
+def expected_calibration_error(
+    y_true, y_prob, *, n_bins=10, strategy="uniform", sample_weight=None
+):
     r"""Expected calibration error, :math:`\sum_k P(k)\,|o_k - e_k|`.
 
     For each of the ``n_bins`` bins, :math:`P(k)` is the fraction of samples
@@ -197,7 +199,9 @@ def _binomial_interval(successes, trials, level, method):
     failures = trials - successes
     with np.errstate(invalid="ignore"):
         lo = np.where(successes > 0, stats.beta.ppf(alpha / 2.0, successes, failures + 1.0), 0.0)
-        hi = np.where(failures > 0, stats.beta.ppf(1.0 - alpha / 2.0, successes + 1.0, failures), 1.0)
+        hi = np.where(
+            failures > 0, stats.beta.ppf(1.0 - alpha / 2.0, successes + 1.0, failures), 1.0
+        )
     return lo, hi
 
 
@@ -240,8 +244,8 @@ def reliability_curve(
     ValueError
         If the inputs are empty, of different lengths, hold NaN or infinity, the
         labels are not binary, a probability lies outside [0, 1], a weight is
-        negative, or ``n_bins`` or ``strategy`` is invalid, ``confidence`` is not in (0, 1) or ``interval`` is
-        unknown.
+        negative, or ``n_bins`` or ``strategy`` is invalid, ``confidence`` is not in
+        (0, 1) or ``interval`` is unknown.
 
     See Also
     --------
@@ -347,7 +351,8 @@ def brier_decomposition(y_true, y_prob, *, n_bins=None, strategy="uniform", samp
     >>> from calibbook import brier_decomposition
     >>> parts = brier_decomposition([0, 1, 1, 0], [0.2, 0.8, 0.8, 0.2])
     >>> {k: round(v, 4) for k, v in parts.items() if k != "within_bin_covariance"}
-    {'brier': 0.04, 'reliability': 0.04, 'resolution': 0.25, 'uncertainty': 0.25, 'within_bin_variance': 0.0}
+    {'brier': 0.04, 'reliability': 0.04, 'resolution': 0.25, 'uncertainty': 0.25,
+     'within_bin_variance': 0.0}
     """
     y, p, w = check_probability_input(y_true, y_prob, sample_weight)
     if n_bins is None:
@@ -387,8 +392,12 @@ def _report_row(y_true, y_prob, n_bins, strategy, sample_weight):
         # the positive class wins only a strict majority, as sklearn's argmax does
         "ACC": accuracy_score(y, p > 0.5, sample_weight=w),
         "RMSE": np.sqrt(brier),
-        "ECE": expected_calibration_error(y, p, n_bins=n_bins, strategy=strategy, sample_weight=binned_weight),
-        "MCE": maximum_calibration_error(y, p, n_bins=n_bins, strategy=strategy, sample_weight=binned_weight),
+        "ECE": expected_calibration_error(
+            y, p, n_bins=n_bins, strategy=strategy, sample_weight=binned_weight
+        ),
+        "MCE": maximum_calibration_error(
+            y, p, n_bins=n_bins, strategy=strategy, sample_weight=binned_weight
+        ),
         "Brier": brier,
         "LogLoss": log_loss(y, p, sample_weight=w, labels=[0, 1]),
     }
@@ -430,7 +439,8 @@ def calibration_report(y_true, y_prob, *, n_bins=10, strategy="uniform", sample_
     Examples
     --------
     >>> from calibbook import calibration_report
-    >>> calibration_report([0, 1, 1, 0], [0.1, 0.9, 0.8, 0.3])[["AUC", "ECE", "MCE"]].round(3).tolist()
+    >>> report = calibration_report([0, 1, 1, 0], [0.1, 0.9, 0.8, 0.3])
+    >>> report[["AUC", "ECE", "MCE"]].round(3).tolist()
     [1.0, 0.175, 0.3]
     >>> report = calibration_report([0, 1, 1, 0], {"a": [0.1, 0.9, 0.8, 0.3]})
     >>> list(report.columns)
@@ -441,6 +451,9 @@ def calibration_report(y_true, y_prob, *, n_bins=10, strategy="uniform", sample_
     if isinstance(y_prob, Mapping):
         if not y_prob:
             raise ValueError("y_prob is an empty mapping; give at least one model's predictions.")
-        rows = {name: _report_row(y_true, p, n_bins, strategy, sample_weight) for name, p in y_prob.items()}
+        rows = {
+            name: _report_row(y_true, p, n_bins, strategy, sample_weight)
+            for name, p in y_prob.items()
+        }
         return pd.DataFrame.from_dict(rows, orient="index", columns=list(REPORT_COLUMNS))
     return pd.Series(_report_row(y_true, y_prob, n_bins, strategy, sample_weight), name="value")

@@ -100,7 +100,9 @@ class PlattScaling(BaseCalibrator):
         w = np.ones_like(scores) if sample_weight is None else sample_weight
         targets, n_pos, n_neg = platt_targets(y, w)
         a0, b0 = 0.0, float(np.log((n_neg + 1.0) / (n_pos + 1.0)))  # Platt's starting point
-        a, b, n_iter, converged = platt_newton(self._features(scores), targets, w, a0, b0, self.max_iter)
+        a, b, n_iter, converged = platt_newton(
+            self._features(scores), targets, w, a0, b0, self.max_iter
+        )
         if not converged:
             warnings.warn(
                 f"PlattScaling: Newton's method stopped after {n_iter} iterations before the "

@@ -94,7 +94,10 @@ def binary_entropy(p):
 
 
 def _kl(p, q):
-    """Bernoulli KL divergence KL(p || q) in nats (the log-loss regret of predicting q when the truth is p)."""
+    """Bernoulli KL divergence KL(p || q) in nats.
+
+    It is the log-loss regret of predicting q when the truth is p.
+    """
     p = np.asarray(p, dtype=np.float64)
     q = np.asarray(q, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -158,7 +161,9 @@ def minimax_probe(a, b, loss="log"):
 
 
 def interval_gain(a, b, loss="log"):
-    """Potential gain of refining ``[a, b]`` per training example in it (before weighting by ``|S_a|``).
+    """Potential gain of refining ``[a, b]`` per training example in it.
+
+    The gain is not yet weighted by ``|S_a|``.
 
     Cross-entropy: the worst-case regret of the minimax prediction,
     ``KL(a || q) (= KL(b || q))``, as in the paper. Squared error: the paper's
@@ -277,7 +282,11 @@ def costing_sample(weights, random_state=None):
     0
     """
     w = np.asarray(weights, dtype=np.float64)
-    rng = random_state if isinstance(random_state, np.random.Generator) else np.random.default_rng(random_state)
+    rng = (
+        random_state
+        if isinstance(random_state, np.random.Generator)
+        else np.random.default_rng(random_state)
+    )
     top = w.max()
     if top <= 0:
         return np.zeros(0, dtype=np.intp)
@@ -363,8 +372,16 @@ class _BinaryProbing:
             ps = [float(minimax_probe(a[j], b[j], self.loss)) for j in order]
             seeds = [int(rng.integers(2**31 - 1)) for _ in ps]
             fitted = parallel(
-                delayed(_fit_probe)(self.estimator, X, y01, p, sample_weight, self.use_costing, sd,
-                                    self.takes_weight)
+                delayed(_fit_probe)(
+                    self.estimator,
+                    X,
+                    y01,
+                    p,
+                    sample_weight,
+                    self.use_costing,
+                    sd,
+                    self.takes_weight,
+                )
                 for p, sd in zip(ps, seeds)
             )
             for p, (clf, v) in zip(ps, fitted):
@@ -462,7 +479,8 @@ class ProbingClassifier(MetaClassifier):
     probes_ : ndarray of shape (n_probes,) or list of them
         The sorted thresholds ``p`` (binary); one array per one-vs-rest problem (multiclass).
     estimators_ : list
-        The fitted classifiers ``c_p`` in the order of ``probes_`` (binary), or a list of such lists.
+        The fitted classifiers ``c_p`` in the order of ``probes_`` (binary), or a list of
+        such lists.
     interval_predictions_ : ndarray of shape (n_probes + 1,)
         Prediction when ``n`` classifiers say 1 (binary).
     probe_history_ : ndarray
@@ -517,8 +535,17 @@ class ProbingClassifier(MetaClassifier):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, estimator=None, *, n_probes=100, loss="log", weighting="sample_weight",
-                 batch_size=1, n_jobs=None, random_state=None):
+    def __init__(
+        self,
+        estimator=None,
+        *,
+        n_probes=100,
+        loss="log",
+        weighting="sample_weight",
+        batch_size=1,
+        n_jobs=None,
+        random_state=None,
+    ):
         self.estimator = estimator
         self.n_probes = n_probes
         self.loss = loss
@@ -551,12 +578,16 @@ class ProbingClassifier(MetaClassifier):
         validate_parameters(self)
         estimator = self._estimator()
         if not hasattr(estimator, "predict"):
-            raise ValueError(f"estimator must be a classifier with fit and predict; got {estimator!r}.")
+            raise ValueError(
+                f"estimator must be a classifier with fit and predict; got {estimator!r}."
+            )
         X, y, y_enc = self._start_fit(X, y)
         if sample_weight is not None:
             sample_weight = check_sample_weight_like(sample_weight, X, ensure_non_negative=True)
             if not np.any(sample_weight > 0):
-                raise ValueError("sample_weight is zero everywhere; at least one sample needs positive weight.")
+                raise ValueError(
+                    "sample_weight is zero everywhere; at least one sample needs positive weight."
+                )
         takes_weight = "sample_weight" in inspect.signature(estimator.fit).parameters
         use_costing = self.weighting == "costing" or not takes_weight
         if use_costing and self.weighting != "costing":
@@ -574,8 +605,15 @@ class ProbingClassifier(MetaClassifier):
         targets = [y_enc] if k == 2 else [(y_enc == c).astype(np.int64) for c in range(k - 1)]
         self.problems_ = []
         for t in targets:
-            prob = _BinaryProbing(estimator, self.n_probes, self.loss, use_costing, takes_weight,
-                                  self.batch_size, self.n_jobs)
+            prob = _BinaryProbing(
+                estimator,
+                self.n_probes,
+                self.loss,
+                use_costing,
+                takes_weight,
+                self.batch_size,
+                self.n_jobs,
+            )
             self.problems_.append(prob.fit(X, np.asarray(t, dtype=np.int64), sample_weight, rng))
         if k == 2:
             only = self.problems_[0]
@@ -613,7 +651,7 @@ class ProbingClassifier(MetaClassifier):
         return self._combine(np.column_stack([pr.predict(X) for pr in self.problems_]))
 
     def staged_predict_proba(self, X):
-        """Probabilities after each probe: the model made of the first k probes chosen, k = 1, ..., n_probes.
+        """Probabilities of the model made of the first k probes chosen, for k = 1, ..., n_probes.
 
         Algorithm 1 is sequential, so with ``batch_size=1`` the k-th stage is
         exactly the model ``fit`` with ``n_probes=k`` would return (for
@@ -641,4 +679,3 @@ class ProbingClassifier(MetaClassifier):
         last = np.maximum(1.0 - cols.sum(axis=1, keepdims=True), 0.0)
         proba = np.hstack((cols, last))
         return proba / proba.sum(axis=1, keepdims=True)
-

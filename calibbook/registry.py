@@ -18,7 +18,13 @@ PlattScaling()
 from dataclasses import dataclass, field
 from importlib import import_module
 
-__all__ = ["CalibratorEntry", "calibrator_entry", "calibrator_names", "make_calibrator", "registered"]
+__all__ = [
+    "CalibratorEntry",
+    "calibrator_entry",
+    "calibrator_names",
+    "make_calibrator",
+    "registered",
+]
 
 
 @dataclass(frozen=True)
@@ -78,7 +84,9 @@ _REGISTRY = (
     # linear interpolation inside a meta-estimator, as scikit-learn: continuous in the score,
     # so a score that moves by a rounding error cannot jump to the neighbouring PAV block
     CalibratorEntry(
-        "isotonic", "IsoRegC", "isotonic:IsotonicCalibration",
+        "isotonic",
+        "IsoRegC",
+        "isotonic:IsotonicCalibration",
         meta_params={"interpolation": "linear"},
     ),
     CalibratorEntry("histogram", "Hist", "histogram_binning:HistogramBinning", aliases=("hist",)),

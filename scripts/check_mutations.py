@@ -49,10 +49,28 @@ MUTATIONS = {
 def nbval(notebooks):
     """Run nbval as `make nbval` does; return (passed, number of failed cells)."""
     # A fresh experiment cache each run: chapter 8 must recompute, not read the last run's numbers.
-    env = {**os.environ, "MPLBACKEND": "module://matplotlib_inline.backend_inline",
-           "CALIBBOOK_CACHE": tempfile.mkdtemp(prefix="calibbook-mutation-")}
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "--dist", "loadfile",
-           "--nbval-lax", "--nbval-current-env", "--nbval-sanitize-with", "book/nbval_sanitize.cfg", *notebooks]
+    env = {
+        **os.environ,
+        "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+        "CALIBBOOK_CACHE": tempfile.mkdtemp(prefix="calibbook-mutation-"),
+    }
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-n",
+        "2",
+        "--dist",
+        "loadfile",
+        "--nbval-lax",
+        "--nbval-current-env",
+        "--nbval-sanitize-with",
+        "book/nbval_sanitize.cfg",
+        *notebooks,
+    ]
     done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
     failed = re.findall(r"^FAILED book/(\S+::Cell \d+)", done.stdout, re.M)
     return done.returncode == 0, failed
@@ -61,14 +79,20 @@ def nbval(notebooks):
 def tolerant(cell_id):
     """' (tolerance ...)' when the failed cell carries one: caught despite the tolerance."""
     notebook, _, number = cell_id.partition("::Cell")
-    code_cells = [c for c in json.loads((ROOT / "book" / notebook).read_text())["cells"] if c["cell_type"] == "code"]
+    code_cells = [
+        c
+        for c in json.loads((ROOT / "book" / notebook).read_text())["cells"]
+        if c["cell_type"] == "code"
+    ]
     cell = code_cells[int(number)]  # nbval numbers the code cells only
     tolerance = cell["metadata"].get("calibbook", {}).get("tolerance")
     return f"  (despite its tolerance {tolerance})" if tolerance else ""
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--only", nargs="*", choices=sorted(MUTATIONS))
     args = parser.parse_args()
     chosen = args.only or sorted(MUTATIONS)
@@ -76,14 +100,19 @@ def main():
     for name in chosen:
         path, original, mutated, notebooks = MUTATIONS[name]
         source = (ROOT / path).read_text()
-        assert source.count(original) == 1, f"{name}: the line to mutate is not in {path} exactly once"
+        assert source.count(original) == 1, (
+            f"{name}: the line to mutate is not in {path} exactly once"
+        )
         try:
             (ROOT / path).write_text(source.replace(original, mutated))
             passed, failed = nbval(notebooks)
         finally:
             (ROOT / path).write_text(source)
-        print(f"{name:<28} nbval {'PASSED (not caught!)' if passed else 'failed: caught'}"
-              + "".join(f"\n    {cell}{tolerant(cell)}" for cell in failed), flush=True)
+        print(
+            f"{name:<28} nbval {'PASSED (not caught!)' if passed else 'failed: caught'}"
+            + "".join(f"\n    {cell}{tolerant(cell)}" for cell in failed),
+            flush=True,
+        )
         ok &= not passed
     notebooks = sorted({nb for name in chosen for nb in MUTATIONS[name][3]})
     passed, failed = nbval(notebooks)

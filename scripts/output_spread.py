@@ -1,12 +1,12 @@
 """Measure how far the book's checked numbers move between arithmetic paths, and set tolerances.
 
-The numbers that the checked cells (tag ``nbval-check-output``) print pass through SIMD kernels (NumPy's
-runtime dispatch), BLAS kernels (OpenBLAS picks one per CPU) and numba's code generation for
-the host CPU. Learners amplify last-bit differences, so the same pinned environment prints
-slightly different numbers on another processor. This script measures that spread on one
-machine by re-executing the notebooks under variants that force other arithmetic paths, and
-writes a tolerance into each checked cell's metadata (``metadata["calibbook"]["tolerance"]``),
-which ``book/conftest.py`` applies when nbval compares outputs.
+The numbers that the checked cells (tag ``nbval-check-output``) print pass through SIMD kernels
+(NumPy's runtime dispatch), BLAS kernels (OpenBLAS picks one per CPU) and numba's code generation
+for the host CPU. Learners amplify last-bit differences, so the same pinned environment prints
+slightly different numbers on another processor. This script measures that spread on one machine by
+re-executing the notebooks under variants that force other arithmetic paths, and writes a tolerance
+into each checked cell's metadata (``metadata["calibbook"]["tolerance"]``), which
+``book/conftest.py`` applies when nbval compares outputs.
 
     # 1. execute every notebook under each variant (fresh kernels; outputs to _build/spread/)
     .venv/bin/python scripts/output_spread.py run
@@ -43,7 +43,9 @@ def optional_numpy_features():
         "from numpy._core import _multiarray_umath as m;"
         "print(' '.join(f for f in m.__cpu_dispatch__ if m.__cpu_features__.get(f)))"
     )
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
 
 
 def variants():
@@ -54,7 +56,11 @@ def variants():
         out[f"blas-{core}"] = {"OPENBLAS_CORETYPE": core}
     # The oldest machine we can imitate: no optional NumPy SIMD, Sandybridge BLAS kernels and
     # numba code generated for a generic x86-64 (no AVX, no FMA).
-    out["generic"] = {"NPY_DISABLE_CPU_FEATURES": npy, "OPENBLAS_CORETYPE": "Sandybridge", "NUMBA_CPU_NAME": "generic"}
+    out["generic"] = {
+        "NPY_DISABLE_CPU_FEATURES": npy,
+        "OPENBLAS_CORETYPE": "Sandybridge",
+        "NUMBA_CPU_NAME": "generic",
+    }
     return out
 
 
@@ -62,23 +68,44 @@ def execute(notebook, env, out_dir, cache_dir):
     """Execute one notebook top to bottom in a fresh kernel with ``env``; save it to out_dir."""
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / notebook.name
-    full_env = {**os.environ, **env, "CALIBBOOK_CACHE": str(cache_dir),
-                "MPLBACKEND": "module://matplotlib_inline.backend_inline"}
-    code = ("import sys, nbformat; from nbclient import NotebookClient;"
-            "nb = nbformat.read(sys.argv[1], as_version=4);"
-            "NotebookClient(nb, timeout=3600, kernel_name='python3', resources={'metadata': {'path': sys.argv[3]}}).execute();"
-            "nbformat.write(nb, sys.argv[2])")
-    done = subprocess.run([sys.executable, "-c", code, str(notebook), str(target), str(BOOK)],
-                          env=full_env, capture_output=True, text=True, cwd=BOOK)
+    full_env = {
+        **os.environ,
+        **env,
+        "CALIBBOOK_CACHE": str(cache_dir),
+        "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+    }
+    code = (
+        "import sys, nbformat; from nbclient import NotebookClient;"
+        "nb = nbformat.read(sys.argv[1], as_version=4);"
+        "NotebookClient(nb, timeout=3600, kernel_name='python3', "
+        "resources={'metadata': {'path': sys.argv[3]}}).execute();"
+        "nbformat.write(nb, sys.argv[2])"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(notebook), str(target), str(BOOK)],
+        env=full_env,
+        capture_output=True,
+        text=True,
+        cwd=BOOK,
+    )
     return notebook.name, done.returncode, done.stderr[-1500:]
 
 
 def run(args):
-    notebooks = sorted(BOOK.glob("*.ipynb")) if not args.notebooks else [BOOK / n for n in args.notebooks]
-    chosen = variants() if not args.variants else {k: v for k, v in variants().items() if k in args.variants}
+    notebooks = (
+        sorted(BOOK.glob("*.ipynb")) if not args.notebooks else [BOOK / n for n in args.notebooks]
+    )
+    chosen = (
+        variants()
+        if not args.variants
+        else {k: v for k, v in variants().items() if k in args.variants}
+    )
     jobs = [(nb, name, env) for name, env in chosen.items() for nb in notebooks]
     with ThreadPoolExecutor(args.jobs) as pool:
-        futures = [pool.submit(execute, nb, env, OUT / name, OUT / name / "cache") for nb, name, env in jobs]
+        futures = [
+            pool.submit(execute, nb, env, OUT / name, OUT / name / "cache")
+            for nb, name, env in jobs
+        ]
         for (nb, name, _), fut in zip(jobs, futures):
             _, rc, err = fut.result()
             print(f"{name:>16} {nb.name:<40} {'ok' if rc == 0 else 'FAILED'}", flush=True)
@@ -124,10 +151,12 @@ def round_up(x, unit):
 
 
 def slack(tolerance, ref_tokens):
-    """The median slack a tolerance leaves a cell's numbers, in units of their last printed digit."""
+    """The median slack a tolerance leaves a cell's numbers, in units of the last printed digit."""
     values = [abs(float(t)) for t in ref_tokens]
     units = [last_digit_unit(t) for t in ref_tokens]
-    per_number = sorted((tolerance.get("atol", 0) + tolerance.get("rtol", 0) * v) / u for v, u in zip(values, units))
+    per_number = sorted(
+        (tolerance.get("atol", 0) + tolerance.get("rtol", 0) * v) / u for v, u in zip(values, units)
+    )
     return per_number[len(per_number) // 2]
 
 
@@ -147,14 +176,18 @@ def fit_tolerance(ref_tokens, moves):
     candidates = [{"atol": round_up(max(2 * worst, unit), unit)}]
     if all(values[i] > 0 for i in moved):
         rtol = max(2 * moves[i] / values[i] for i in moved)
-        candidates.append({"rtol": round_up(rtol, 10.0 ** (math.floor(math.log10(rtol)) - 1))})  # 2 digits
+        candidates.append(
+            {"rtol": round_up(rtol, 10.0 ** (math.floor(math.log10(rtol)) - 1))}
+        )  # 2 digits
 
     return min(candidates, key=lambda c: slack(c, ref_tokens))
 
 
 def source_at(rev, notebook):
     """Cell sources of a notebook at a git revision (empty if it did not exist)."""
-    done = subprocess.run(["git", "show", f"{rev}:book/{notebook.name}"], capture_output=True, text=True, cwd=ROOT)
+    done = subprocess.run(
+        ["git", "show", f"{rev}:book/{notebook.name}"], capture_output=True, text=True, cwd=ROOT
+    )
     if done.returncode:
         return []
     return ["".join(c["source"]) for c in json.loads(done.stdout)["cells"]]
@@ -163,14 +196,19 @@ def source_at(rev, notebook):
 def compare(args):
     chosen = sorted(d.name for d in OUT.iterdir() if d.is_dir())
     report = {}
-    notebooks = sorted(BOOK.glob("*.ipynb")) if not args.notebooks else [BOOK / n for n in args.notebooks]
+    notebooks = (
+        sorted(BOOK.glob("*.ipynb")) if not args.notebooks else [BOOK / n for n in args.notebooks]
+    )
     for notebook in notebooks:
         committed = checked_cells(notebook)
         # a cell whose code is unchanged since the baseline keeps its old tolerance where that is
         # the wider one: it covered moves measured against outputs computed on another CPU
         baseline = set(source_at(args.baseline, notebook)) if args.baseline else set()
-        measured = {name: {i: t for i, _, t in checked_cells(OUT / name / notebook.name, notebook)}
-                    for name in chosen if (OUT / name / notebook.name).exists()}
+        measured = {
+            name: {i: t for i, _, t in checked_cells(OUT / name / notebook.name, notebook)}
+            for name in chosen
+            if (OUT / name / notebook.name).exists()
+        }
         nb = json.loads(notebook.read_text())
         for index, cell, text in committed:
             moves, moved_in, broken = [0.0] * len(numeric_tokens(text)), [], []
@@ -185,33 +223,52 @@ def compare(args):
             worst = max(moves, default=0.0)
             tolerance = fit_tolerance(numeric_tokens(text), moves) if worst > 0 else None
             key = f"{notebook.name}[{index}]"
-            report[key] = {"max_abs_diff": worst, "moved_in": moved_in, "structure_differs_in": broken,
-                           "tolerance": tolerance}
+            report[key] = {
+                "max_abs_diff": worst,
+                "moved_in": moved_in,
+                "structure_differs_in": broken,
+                "tolerance": tolerance,
+            }
             if worst > 0 or broken or args.verbose:
-                print(f"{key:<36} max|diff| {worst:<9.3g} {json.dumps(tolerance):<18} moved in "
-                      f"{','.join(moved_in) or '-'}" + (f"  TEXT DIFFERS in {','.join(broken)}" if broken else ""))
+                print(
+                    f"{key:<36} max|diff| {worst:<9.3g} {json.dumps(tolerance):<18} moved in "
+                    f"{','.join(moved_in) or '-'}"
+                    + (f"  TEXT DIFFERS in {','.join(broken)}" if broken else "")
+                )
             meta = nb["cells"][index]["metadata"]
             old = meta.get("calibbook", {})
             if "".join(cell["source"]) in baseline and "tolerance" in old and not broken:
                 if tolerance is None or slack(old["tolerance"], numeric_tokens(text)) > slack(
-                        tolerance, numeric_tokens(text)):
-                    tolerance, moved_in = old["tolerance"], moved_in + ["kept from " + args.baseline]
+                    tolerance, numeric_tokens(text)
+                ):
+                    tolerance, moved_in = (
+                        old["tolerance"],
+                        moved_in + ["kept from " + args.baseline],
+                    )
                     report[key]["tolerance"] = tolerance
-            ours = {k: v for k, v in meta.pop("calibbook", {}).items() if k == "ignore"}  # set by hand
+            ours = {
+                k: v for k, v in meta.pop("calibbook", {}).items() if k == "ignore"
+            }  # set by hand
             if tolerance is not None:
-                ours.update(tolerance=tolerance,
-                            measured={"max_abs_diff": float(f"{worst:.3g}"), "variants": moved_in})
+                ours.update(
+                    tolerance=tolerance,
+                    measured={"max_abs_diff": float(f"{worst:.3g}"), "variants": moved_in},
+                )
             if ours:
                 meta["calibbook"] = ours
         if args.write:
             notebook.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
     (OUT / "report.json").write_text(json.dumps(report, indent=1))
-    print(f"{sum(r['tolerance'] is not None for r in report.values())} of {len(report)} checked cells moved "
-          f"under {len(chosen)} variants ({', '.join(chosen)})")
+    print(
+        f"{sum(r['tolerance'] is not None for r in report.values())} of {len(report)} "
+        f"checked cells moved under {len(chosen)} variants ({', '.join(chosen)})"
+    )
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     p_run = sub.add_parser("run", help="execute the notebooks under each arithmetic variant")
     p_run.add_argument("--variants", nargs="*", help="names (default: all)")
@@ -219,9 +276,13 @@ def main():
     p_run.add_argument("--jobs", type=int, default=2)
     p_cmp = sub.add_parser("compare", help="measure the spread of the checked cells")
     p_cmp.add_argument("--write", action="store_true", help="store the tolerances in the notebooks")
-    p_cmp.add_argument("--verbose", action="store_true", help="list the cells that did not move too")
+    p_cmp.add_argument(
+        "--verbose", action="store_true", help="list the cells that did not move too"
+    )
     p_cmp.add_argument("--notebooks", nargs="*", help="file names in book/ (default: all)")
-    p_cmp.add_argument("--baseline", help="git revision whose unchanged cells keep their wider tolerance")
+    p_cmp.add_argument(
+        "--baseline", help="git revision whose unchanged cells keep their wider tolerance"
+    )
     args = parser.parse_args()
     {"run": run, "compare": compare}[args.command](args)
 

@@ -69,14 +69,16 @@ LAYOUT_JS = """() => {
     const box = el.parentElement;
     const clipped = rect.right > column.right + 1 || (box && box.scrollWidth > box.clientWidth + 1)
       || (el.tagName === 'PRE' && el.scrollWidth > el.clientWidth + 1);
-    if (width > column.width + 1 || clipped) wideTables.push(`${el.tagName.toLowerCase()} ${Math.round(width)}px: `
-      + el.textContent.trim().slice(0, 50));
+    if (width > column.width + 1 || clipped)
+      wideTables.push(`${el.tagName.toLowerCase()} ${Math.round(width)}px: `
+        + el.textContent.trim().slice(0, 50));
   }
   closed.forEach((d) => { d.open = false; });
   // every image and every table carries a numbered caption
   const numbered = (el) => {
     const holder = el.closest('figure, table');
-    if (holder && holder.querySelector(':scope > figcaption .caption-number, :scope > caption .caption-number'))
+    if (holder && holder.querySelector(
+      ':scope > figcaption .caption-number, :scope > caption .caption-number'))
       return true;
     const fig = el.closest('figure');
     return !!(fig && fig.querySelector(':scope > figcaption .caption-number'));
@@ -84,13 +86,15 @@ LAYOUT_JS = """() => {
   const unnumbered = [];
   for (const el of article.querySelectorAll('img, table')) {
     if (el.closest('.bd-header, .bd-sidebar-primary, .bd-sidebar-secondary')) continue;
-    if (el.tagName === 'TABLE' && el.closest('table') !== el && el.parentElement.closest('table')) continue;
+    if (el.tagName === 'TABLE' && el.closest('table') !== el
+      && el.parentElement.closest('table')) continue;
     if (!numbered(el)) unnumbered.push(`${el.tagName.toLowerCase()}: `
       + (el.getAttribute('alt') || el.textContent || '').trim().slice(0, 50));
   }
   // progress bars (tqdm's text or widget) left in the outputs
   const bars = Array.from(article.querySelectorAll('div.cell_output'))
-    .filter((el) => /\d+%\|.*\||it\/s\]/.test(el.innerText) || el.querySelector('.widget-hprogress, progress'))
+    .filter((el) => /\\d+%\\|.*\\||it\\/s\\]/.test(el.innerText)
+      || el.querySelector('.widget-hprogress, progress'))
     .length;
   const text = article.innerText;
   const marks = (text.match(/NBVAL_[A-Z_]+/g) || []);
@@ -107,15 +111,25 @@ def layout_problems(docname: str, m: dict) -> list[str]:
     """What the measures ``m`` of chapter ``docname`` break, in words."""
     problems = []
     if m["code_share"] > MAX_CODE_SHARE:
-        problems.append(f"code takes {m['code_share']:.0%} of the page (at most {MAX_CODE_SHARE:.0%})")
+        problems.append(
+            f"code takes {m['code_share']:.0%} of the page (at most {MAX_CODE_SHARE:.0%})"
+        )
     if docname in MAX_SCREENS and m["screens"] > MAX_SCREENS[docname]:
         problems.append(f"{m['screens']:.1f} screens long (at most {MAX_SCREENS[docname]})")
     if m["wide_code"]:
-        problems.append(f"{m['wide_code_lines']} code lines wider than their box, e.g. {m['wide_code'][:3]}")
+        problems.append(
+            f"{m['wide_code_lines']} code lines wider than their box, e.g. {m['wide_code'][:3]}"
+        )
     if m["wide_tables"]:
-        problems.append(f"{len(m['wide_tables'])} tables or outputs wider than the column: {m['wide_tables'][:3]}")
+        problems.append(
+            f"{len(m['wide_tables'])} tables or outputs wider than the column: "
+            f"{m['wide_tables'][:3]}"
+        )
     if m["unnumbered"]:
-        problems.append(f"{len(m['unnumbered'])} figures or tables without a numbered caption: {m['unnumbered'][:3]}")
+        problems.append(
+            f"{len(m['unnumbered'])} figures or tables without a numbered caption: "
+            f"{m['unnumbered'][:3]}"
+        )
     if m["progress_bars"]:
         problems.append(f"{m['progress_bars']} outputs show a progress bar")
     if m["nbval_marks"]:
@@ -129,16 +143,15 @@ def chapters(pages: list[str], root) -> list[str]:
 
 
 def main(argv: list[str]) -> None:
+    import functools
+    import http.server
+    import threading
+    from pathlib import Path
     from urllib.parse import urljoin
 
     from playwright.sync_api import sync_playwright
 
     from tests import test_browser as tb
-
-    import functools
-    import http.server
-    import threading
-    from pathlib import Path
 
     html = tb.HTML
     if argv[:1] == ["--html"]:
@@ -148,19 +161,25 @@ def main(argv: list[str]) -> None:
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{httpd.server_address[1]}/"
-    print(f"{'page':36s} {'screens':>7s} {'code':>5s} {'wide code':>9s} {'wide tables':>11s} "
-          f"{'uncaptioned':>11s} {'NBVAL':>5s} {'bars':>4s}")
+    print(
+        f"{'page':36s} {'screens':>7s} {'code':>5s} {'wide code':>9s} {'wide tables':>11s} "
+        f"{'uncaptioned':>11s} {'NBVAL':>5s} {'bars':>4s}"
+    )
     with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=tb.CHROMIUM, headless=True, args=tb.CHROMIUM_ARGS)
+        chromium = pw.chromium.launch(
+            executable_path=tb.CHROMIUM, headless=True, args=tb.CHROMIUM_ARGS
+        )
         context = chromium.new_context(viewport=tb.VIEWPORT)
         for docname in pages:
             page = context.new_page()
             page.goto(urljoin(base, docname + ".html"), wait_until="load")
             m = page.evaluate(LAYOUT_JS)
             page.close()
-            print(f"{docname.removeprefix('book/'):36s} {m['screens']:7.1f} {m['code_share']:5.0%} "
-                  f"{m['wide_code_lines']:9d} {len(m['wide_tables']):11d} {len(m['unnumbered']):11d} "
-                  f"{len(m['nbval_marks']):5d} {m['progress_bars']:4d}")
+            print(
+                f"{docname.removeprefix('book/'):36s} {m['screens']:7.1f} {m['code_share']:5.0%} "
+                f"{m['wide_code_lines']:9d} {len(m['wide_tables']):11d} {len(m['unnumbered']):11d} "
+                f"{len(m['nbval_marks']):5d} {m['progress_bars']:4d}"
+            )
         chromium.close()
     httpd.shutdown()
 

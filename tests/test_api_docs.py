@@ -37,8 +37,13 @@ NO_PAPER: dict[str, str] = {
     "calibbook.experiments.recommended_calibrators": "the book's own recommendation",
     **{
         f"calibbook.registry.{name}": "a table of names"
-        for name in ("registered", "calibrator_names", "calibrator_entry", "make_calibrator",
-                     "CalibratorEntry")
+        for name in (
+            "registered",
+            "calibrator_names",
+            "calibrator_entry",
+            "make_calibrator",
+            "CalibratorEntry",
+        )
     },
 }
 
@@ -167,7 +172,9 @@ def _doc_problems(path: str) -> list[str]:
 
 
 PARAMS = [
-    pytest.param(path, marks=pytest.mark.xfail(reason=PENDING[path], strict=True)) if path in PENDING else path
+    pytest.param(path, marks=pytest.mark.xfail(reason=PENDING[path], strict=True))
+    if path in PENDING
+    else path
     for path in public_names()
 ]
 
@@ -195,5 +202,10 @@ def test_standard_detects_gaps():
         problems = _doc_problems(f"{__name__}.bare")
     finally:
         del globals()["bare"]
-    assert {"no Parameters", "no Returns", "raises, but has no Raises section", "no References",
-            "no Examples with a doctest"} <= set(problems)
+    assert {
+        "no Parameters",
+        "no Returns",
+        "raises, but has no Raises section",
+        "no References",
+        "no Examples with a doctest",
+    } <= set(problems)

@@ -1,4 +1,7 @@
-"""book/booktools.py, the chapters' presentation helpers: what a table shows is what nbval checks."""
+"""book/booktools.py, the chapters' presentation helpers.
+
+What a table shows is what nbval checks.
+"""
 
 import importlib.util
 import re
@@ -9,7 +12,9 @@ import pandas as pd
 import pytest
 
 pytest.importorskip("IPython")
-_spec = importlib.util.spec_from_file_location("booktools", Path(__file__).resolve().parents[1] / "book" / "booktools.py")
+_spec = importlib.util.spec_from_file_location(
+    "booktools", Path(__file__).resolve().parents[1] / "book" / "booktools.py"
+)
 booktools = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(booktools)
 

@@ -1,13 +1,13 @@
 """The built book, opened in a real browser (headless Chromium driven by Playwright).
 
-For every page of the book (_toc.yml, the API pages included) the test checks that the
-page logs no console errors, that no request fails or leaves this machine (the book must
-read offline: MathJax and every other asset come from _build/html), that MathJax has
-typeset every formula without a TeX error and left no raw ``$$``, that no display equation is
-wider than the text column of a 1280-pixel window, that every image has
-loaded, and that every internal link (the notebook downloads included) reaches a file and
-an existing anchor. On the chapters it enforces the layout of tests/book_layout.py (code share,
-widths, numbered captions, no nbval markers or progress bars). A full-page screenshot of each page goes to _build/screenshots/.
+For every page of the book (_toc.yml, the API pages included) the test checks that the page logs no
+console errors, that no request fails or leaves this machine (the book must read offline: MathJax
+and every other asset come from _build/html), that MathJax has typeset every formula without a TeX
+error and left no raw ``$$``, that no display equation is wider than the text column of a 1280-pixel
+window, that every image has loaded, and that every internal link (the notebook downloads included)
+reaches a file and an existing anchor. On the chapters it enforces the layout of
+tests/book_layout.py (code share, widths, numbered captions, no nbval markers or progress bars). A
+full-page screenshot of each page goes to _build/screenshots/.
 
 ``CALIBBOOK_HTML`` names another build folder to test (default: _build/html).
 
@@ -66,7 +66,9 @@ def toc_pages() -> list[str]:
         entry = match.group(1)
         if "- glob" in line:
             pattern = entry + ".html"
-            pages += sorted(p.relative_to(HTML).with_suffix("").as_posix() for p in HTML.glob(pattern))
+            pages += sorted(
+                p.relative_to(HTML).with_suffix("").as_posix() for p in HTML.glob(pattern)
+            )
         else:
             pages.append(entry)
     return pages
@@ -164,7 +166,7 @@ def broken_links(base: str, page_url: str, hrefs: list[str]) -> list[str]:
         if status != 200:
             problems.append(f"{href} -> HTTP {status}")
         elif fragment and unquote(fragment) not in ids and url.endswith(".html"):
-            problems.append(f"{href} -> no anchor #{fragment} in {url[len(base):]}")
+            problems.append(f"{href} -> no anchor #{fragment} in {url[len(base) :]}")
     return problems
 
 
@@ -175,7 +177,8 @@ def broken_links(base: str, page_url: str, hrefs: list[str]) -> list[str]:
 _VISIBLE_TEXT_JS = """() => {
   const root = document.querySelector('main') || document.body;
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
-    acceptNode: (n) => n.parentElement.closest('pre, code, script, style, mjx-container, .highlight')
+    acceptNode: (n) => n.parentElement
+      .closest('pre, code, script, style, mjx-container, .highlight')
       ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT});
   const parts = [];
   while (walker.nextNode()) parts.push(walker.currentNode.nodeValue);
@@ -213,7 +216,12 @@ def test_page_in_browser(docname, server, browser):
             problems.append(f"console error: {msg.text}")
 
     def on_request(request):
-        if not request.url.startswith(server) and urlsplit(request.url).scheme in ("http", "https", "ws", "wss"):
+        if not request.url.startswith(server) and urlsplit(request.url).scheme in (
+            "http",
+            "https",
+            "ws",
+            "wss",
+        ):
             problems.append(f"request leaves the machine: {request.url}")
 
     def on_response(response):
@@ -223,7 +231,9 @@ def test_page_in_browser(docname, server, browser):
     page.on("console", on_console)
     page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
     page.on("request", on_request)
-    page.on("requestfailed", lambda req: problems.append(f"request failed: {req.url} ({req.failure})"))
+    page.on(
+        "requestfailed", lambda req: problems.append(f"request failed: {req.url} ({req.failure})")
+    )
     page.on("response", on_response)
     try:
         response = page.goto(url, wait_until="load")
@@ -232,7 +242,9 @@ def test_page_in_browser(docname, server, browser):
         # math: every formula Sphinx emitted is typeset by the bundled MathJax
         n_math = page.locator(".math").count()
         if n_math:
-            page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+            page.wait_for_function(
+                "() => window.MathJax && MathJax.startup && MathJax.startup.promise"
+            )
             page.evaluate("() => MathJax.startup.promise")
             untypeset = page.locator(".math:not(:has(mjx-container))").count()
             if untypeset:
@@ -246,7 +258,9 @@ def test_page_in_browser(docname, server, browser):
         for raw in ("$$", "\\(", "\\["):
             if raw in text:
                 at = text.index(raw)
-                problems.append(f"raw TeX {raw!r} left in the text: ...{text[max(0, at - 60):at + 60]}...")
+                problems.append(
+                    f"raw TeX {raw!r} left in the text: ...{text[max(0, at - 60) : at + 60]}..."
+                )
 
         # figures: every image has loaded
         for src, width in page.evaluate(_IMAGES_JS):
@@ -254,7 +268,9 @@ def test_page_in_browser(docname, server, browser):
                 problems.append(f"image did not load: {src}")
 
         # links: every internal target exists, anchors included
-        hrefs = page.eval_on_selector_all("a[href]", "els => els.map((a) => a.getAttribute('href'))")
+        hrefs = page.eval_on_selector_all(
+            "a[href]", "els => els.map((a) => a.getAttribute('href'))"
+        )
         problems += broken_links(server, url, hrefs)
 
         # chapters are notebooks: the download button offers the .ipynb, and the page reads as a
@@ -269,7 +285,9 @@ def test_page_in_browser(docname, server, browser):
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         # a long chapter is a tall PNG: allow a slow machine more than the default 30 s
         page.screenshot(
-            path=str(SCREENSHOTS / (docname.replace("/", "__") + ".png")), full_page=True, timeout=180_000
+            path=str(SCREENSHOTS / (docname.replace("/", "__") + ".png")),
+            full_page=True,
+            timeout=180_000,
         )
     finally:
         page.close()
@@ -293,10 +311,15 @@ def test_no_cdn_assets():
     remote = re.compile(r"<(?:script|link)\b[^>]*\b(?:src|href)=\"(?:https?:)?//[^\"]+\"[^>]*>")
     offenders = {}
     for path in sorted(HTML.rglob("*.html")):
-        tags = [m.group(0)[:160] for m in remote.finditer(path.read_text(encoding="utf-8", errors="replace"))]
+        tags = [
+            m.group(0)[:160]
+            for m in remote.finditer(path.read_text(encoding="utf-8", errors="replace"))
+        ]
         if tags:
             offenders[path.relative_to(HTML).as_posix()] = tags
-    assert not offenders, f"{len(offenders)} pages load remote assets, e.g. {list(offenders.items())[:3]}"
+    assert not offenders, (
+        f"{len(offenders)} pages load remote assets, e.g. {list(offenders.items())[:3]}"
+    )
 
 
 @pytest.mark.skipif(SKIP is not None, reason=SKIP or "")
@@ -311,8 +334,14 @@ def test_a_click_enlarges_a_figure(server, browser):
         figure.click()
         big = page.locator(".calibbook-lightbox img")
         assert big.count() == 1, "a click on a figure opened no enlarged view"
-        natural = page.evaluate("() => document.querySelector('.calibbook-lightbox img').naturalWidth")
-        assert big.bounding_box()["width"] >= min(natural, VIEWPORT["width"] * 0.9) - 1 >= inline_width - 1
+        natural = page.evaluate(
+            "() => document.querySelector('.calibbook-lightbox img').naturalWidth"
+        )
+        assert (
+            big.bounding_box()["width"]
+            >= min(natural, VIEWPORT["width"] * 0.9) - 1
+            >= inline_width - 1
+        )
         page.keyboard.press("Escape")
         assert page.locator(".calibbook-lightbox").count() == 0
     finally:

@@ -27,8 +27,12 @@ def test_pav_runs_equals_scikit_learn_isotonic_fit(runs):
 
 @pytest.mark.parametrize(
     "weights, sums, match",
-    [([1.0, 0.0], [0.0, 0.0], "> 0"), ([1.0, np.nan], [0.0, 0.0], "NaN"), ([1.0], [0.0, 1.0], "entries"),
-     ([1.0, -1.0], [0.0, 0.0], "non-negative")],
+    [
+        ([1.0, 0.0], [0.0, 0.0], "> 0"),
+        ([1.0, np.nan], [0.0, 0.0], "NaN"),
+        ([1.0], [0.0, 1.0], "entries"),
+        ([1.0, -1.0], [0.0, 0.0], "non-negative"),
+    ],
 )
 def test_pav_runs_rejects_bad_runs(weights, sums, match):
     with pytest.raises(ValueError, match=match):
@@ -53,7 +57,10 @@ def test_bbq_bin_range_follows_the_reference_code():
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 9), st.integers(1, 3)), min_size=1, max_size=30), st.integers(1, 4))
+@given(
+    st.lists(st.tuples(st.integers(0, 9), st.integers(1, 3)), min_size=1, max_size=30),
+    st.integers(1, 4),
+)
 def test_quantile_responsibilities_integer_weights_are_repeated_rows(rows, k):
     x = np.array([v for v, _ in rows], dtype=float) / 10
     w = np.array([c for _, c in rows], dtype=float)

@@ -1,4 +1,4 @@
-"""CalibratedClassifier: scikit-learn's estimator checks, and agreement with CalibratedClassifierCV."""
+"""CalibratedClassifier: scikit-learn's estimator checks, agreement with CalibratedClassifierCV."""
 
 import numpy as np
 import pytest
@@ -11,7 +11,7 @@ from sklearn.naive_bayes import GaussianNB
 from sklearn.svm import LinearSVC
 from sklearn.utils.estimator_checks import check_estimator
 
-from calibbook import ENIR, HistogramBinning
+from calibbook import ENIR
 from calibbook.calibrated_classifier import CalibratedClassifier
 from calibbook.isotonic import IsotonicCalibration
 from calibbook.registry import calibrator_names
@@ -49,7 +49,9 @@ def data():
 
 @pytest.mark.parametrize("ensemble", [True, False])
 @pytest.mark.parametrize("method", ["sigmoid", "isotonic"])
-@pytest.mark.parametrize("estimator", [LinearSVC(), GaussianNB()], ids=["decision_function", "predict_proba"])
+@pytest.mark.parametrize(
+    "estimator", [LinearSVC(), GaussianNB()], ids=["decision_function", "predict_proba"]
+)
 def test_matches_sklearn_calibrated_classifier_cv(data, method, ensemble, estimator):
     X, y = data
     cv = StratifiedKFold(4, shuffle=True, random_state=0)
@@ -69,9 +71,14 @@ def test_multiclass_one_vs_rest_matches_sklearn():
     np.testing.assert_allclose(proba, ref.predict_proba(X), atol=1e-10)
 
 
-@pytest.mark.skipif(not SKLEARN_HAS_TEMPERATURE, reason="scikit-learn < 1.8 has no method='temperature'")
-@pytest.mark.parametrize("estimator", [LogisticRegression(), GaussianNB(), LinearSVC()],
-                         ids=["lr-decision", "nb-proba", "svc-decision"])
+@pytest.mark.skipif(
+    not SKLEARN_HAS_TEMPERATURE, reason="scikit-learn < 1.8 has no method='temperature'"
+)
+@pytest.mark.parametrize(
+    "estimator",
+    [LogisticRegression(), GaussianNB(), LinearSVC()],
+    ids=["lr-decision", "nb-proba", "svc-decision"],
+)
 def test_multiclass_temperature_is_one_softmax_temperature_as_in_scikit_learn(estimator):
     X, y = make_classification(n_samples=300, n_classes=3, n_informative=4, random_state=1)
     cv = StratifiedKFold(3, shuffle=True, random_state=0)
@@ -87,7 +94,9 @@ def test_multiclass_temperature_is_one_softmax_temperature_as_in_scikit_learn(es
 def test_frozen_estimator_is_calibrated_as_is(data):
     X, y = data
     base = GaussianNB().fit(X[:200], y[:200])
-    ours = CalibratedClassifier(FrozenEstimator(base), method=IsotonicCalibration()).fit(X[200:], y[200:])
+    ours = CalibratedClassifier(FrozenEstimator(base), method=IsotonicCalibration()).fit(
+        X[200:], y[200:]
+    )
     assert len(ours.calibrated_classifiers_) == 1
     scores = base.predict_proba(X)[:, 1]
     direct = IsotonicCalibration().fit(scores[200:], y[200:]).predict(scores)
@@ -98,14 +107,22 @@ def test_sample_weight_reaches_calibrator_and_classifier(data):
     X, y = data
     w = np.random.default_rng(0).integers(1, 4, size=len(y))
     cv = StratifiedKFold(3, shuffle=True, random_state=0)
-    ours = CalibratedClassifier(LogisticRegression(), method="sigmoid", cv=cv).fit(X, y, sample_weight=w)
-    ref = CalibratedClassifierCV(LogisticRegression(), method="sigmoid", cv=cv).fit(X, y, sample_weight=w)
+    ours = CalibratedClassifier(LogisticRegression(), method="sigmoid", cv=cv).fit(
+        X, y, sample_weight=w
+    )
+    ref = CalibratedClassifierCV(LogisticRegression(), method="sigmoid", cv=cv).fit(
+        X, y, sample_weight=w
+    )
     np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-4)
 
 
 @pytest.mark.parametrize(
     "params,message",
-    [(dict(method="beta"), "method"), (dict(method=42), "method"), (dict(ensemble="auto"), "ensemble")],
+    [
+        (dict(method="beta"), "method"),
+        (dict(method=42), "method"),
+        (dict(ensemble="auto"), "ensemble"),
+    ],
 )
 def test_bad_parameters(data, params, message):
     X, y = data
@@ -117,7 +134,6 @@ def test_too_few_examples_for_the_folds():
     X = np.random.default_rng(0).normal(size=(6, 2))
     with pytest.raises(ValueError, match="5-fold"):
         CalibratedClassifier(GaussianNB(), cv=5).fit(X, [0, 0, 0, 1, 1, 1])
-
 
 
 # --- issue 17: scikit-learn's CalibratedClassifierCV is the oracle -------------------------------
@@ -169,7 +185,7 @@ def test_decision_values_go_through_a_sigmoid_for_calibrators_that_need_probabil
     by_hand = []
     for train, test in cv.split(X, y):
         svm = LinearSVC().fit(X[train], y[train])
-        cal = (ENIR() if method == "enir" else __import__("calibbook").BBQ())
+        cal = ENIR() if method == "enir" else __import__("calibbook").BBQ()
         cal.fit(1 / (1 + np.exp(-svm.decision_function(X[test]))), y[test])
         by_hand.append(cal.predict(1 / (1 + np.exp(-svm.decision_function(X)))))
     np.testing.assert_allclose(ours.predict_proba(X)[:, 1], np.mean(by_hand, axis=0), atol=1e-12)
@@ -181,16 +197,23 @@ def test_fit_params_reach_the_classifier_as_in_scikit_learn(data):
 
     X, y = data
     cv = StratifiedKFold(3, shuffle=True, random_state=0)
+
     def params():  # fresh arrays each time: SGDClassifier.fit updates coef_init in place
         return dict(coef_init=np.full(X.shape[1], 0.5), intercept_init=np.array([0.2]))
 
     sgd = SGDClassifier(max_iter=5, tol=None, random_state=0)
     for ensemble in (True, False):
-        ours = CalibratedClassifier(sgd, method="isotonic", cv=cv, ensemble=ensemble).fit(X, y, **params())
-        ref = CalibratedClassifierCV(sgd, method="isotonic", cv=cv, ensemble=ensemble).fit(X, y, **params())
+        ours = CalibratedClassifier(sgd, method="isotonic", cv=cv, ensemble=ensemble).fit(
+            X, y, **params()
+        )
+        ref = CalibratedClassifierCV(sgd, method="isotonic", cv=cv, ensemble=ensemble).fit(
+            X, y, **params()
+        )
         plain = CalibratedClassifier(sgd, method="isotonic", cv=cv, ensemble=ensemble).fit(X, y)
         np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-10)
-        assert np.abs(plain.predict_proba(X) - ours.predict_proba(X)).max() > 1e-3  # they did arrive
+        assert (
+            np.abs(plain.predict_proba(X) - ours.predict_proba(X)).max() > 1e-3
+        )  # they did arrive
 
 
 def test_metadata_routing_as_in_scikit_learn(data):
@@ -203,8 +226,12 @@ def test_metadata_routing_as_in_scikit_learn(data):
     with sklearn.config_context(enable_metadata_routing=True):
         lr = LogisticRegression().set_fit_request(sample_weight=True)
         cv = GroupKFold(3)
-        ours = CalibratedClassifier(lr, method="isotonic", cv=cv).fit(X, y, sample_weight=w, groups=groups)
-        ref = CalibratedClassifierCV(lr, method="isotonic", cv=cv).fit(X, y, sample_weight=w, groups=groups)
+        ours = CalibratedClassifier(lr, method="isotonic", cv=cv).fit(
+            X, y, sample_weight=w, groups=groups
+        )
+        ref = CalibratedClassifierCV(lr, method="isotonic", cv=cv).fit(
+            X, y, sample_weight=w, groups=groups
+        )
         np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-10)
         unrequested = LogisticRegression()  # weights passed but not requested: both refuse
         for model in (CalibratedClassifier, CalibratedClassifierCV):

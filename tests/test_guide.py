@@ -50,7 +50,9 @@ def test_leading_group_is_holm_against_the_best_by_hand():
 
 def test_leading_group_keeps_everyone_when_friedman_does_not_reject():
     rng = np.random.default_rng(1)
-    table = pd.DataFrame(rng.uniform(size=(10, 4)), columns=list("ABCD"), index=[f"d{i}" for i in range(10)])
+    table = pd.DataFrame(
+        rng.uniform(size=(10, 4)), columns=list("ABCD"), index=[f"d{i}" for i in range(10)]
+    )
     g = leading_group(summary_from(table), "LR", "RMSE", list("ABCD"))
     assert g.friedman_p == pytest.approx(ex.friedman_test(table).F_pvalue) and g.friedman_p >= 0.05
     assert set(g.group) == set("ABCD")
@@ -60,23 +62,37 @@ def test_leading_group_keeps_everyone_when_friedman_does_not_reject():
 
 
 def test_auc_changes_counts_cells_and_extremes():
-    rows = [("d1", "LR", "raw", "AUC", 0.80), ("d1", "LR", "A", "AUC", 0.80), ("d1", "LR", "B", "AUC", 0.85),
-            ("d2", "LR", "raw", "AUC", 0.70), ("d2", "LR", "A", "AUC", 0.70 + 1e-12), ("d2", "LR", "B", "AUC", 0.60)]
+    rows = [
+        ("d1", "LR", "raw", "AUC", 0.80),
+        ("d1", "LR", "A", "AUC", 0.80),
+        ("d1", "LR", "B", "AUC", 0.85),
+        ("d2", "LR", "raw", "AUC", 0.70),
+        ("d2", "LR", "A", "AUC", 0.70 + 1e-12),
+        ("d2", "LR", "B", "AUC", 0.60),
+    ]
     out = auc_changes(pd.DataFrame(rows, columns=COLUMNS), ["A", "B"])
     assert out.loc["A"].tolist() == [2, 0, pytest.approx(1e-12), 0.0]
     assert out.loc["B", "changed"] == 2
-    assert out.loc["B", "largest_gain"] == pytest.approx(0.05) and out.loc["B", "largest_loss"] == pytest.approx(0.1)
+    assert out.loc["B", "largest_gain"] == pytest.approx(0.05) and out.loc[
+        "B", "largest_loss"
+    ] == pytest.approx(0.1)
 
 
 def test_recommendations_follow_the_rules():
-    # A is best on small sets, B on large ones; C keeps the AUC; D is the fastest; E has the best ECE
+    # A is best on small sets, B on large ones; C keeps the AUC; D is the fastest;
+    # E has the best ECE
     rng = np.random.default_rng(2)
     rows = []
     for i in range(30):
         small = i < 15
         base = rng.uniform(0.2, 0.3)
-        rmse = {"A": base - (0.05 if small else 0.0), "B": base - (0.0 if small else 0.05), "C": base + 0.01,
-                "D": base + 0.02, "E": base + 0.03}
+        rmse = {
+            "A": base - (0.05 if small else 0.0),
+            "B": base - (0.0 if small else 0.05),
+            "C": base + 0.01,
+            "D": base + 0.02,
+            "E": base + 0.03,
+        }
         ece = {"A": 0.05, "B": 0.05, "C": 0.06, "D": 0.07, "E": 0.01}
         for m in rmse:
             rows.append((f"d{i}", "LR", m, "RMSE", rmse[m] + rng.normal(0, 1e-4)))
@@ -105,10 +121,17 @@ def test_the_guide_page_shows_what_the_data_imply():
 
     from .test_glue import glued_values
 
-    recs = book_recommendations(ROOT / "data" / "comparison_full.csv", ROOT / "data" / "speed_scaling.csv")
+    recs = book_recommendations(
+        ROOT / "data" / "comparison_full.csv", ROOT / "data" / "speed_scaling.csv"
+    )
     glued = glued_values(json.loads((ROOT / "book" / "which_calibrator.ipynb").read_text()))
-    keys = {"keep the ranking": "rank", "small calibration sets": "small", "larger calibration sets": "large",
-            "tight time budget": "fast", "reliable bins": "bins"}
+    keys = {
+        "keep the ranking": "rank",
+        "small calibration sets": "small",
+        "larger calibration sets": "large",
+        "tight time budget": "fast",
+        "reliable bins": "bins",
+    }
     compared = 0
     for situation, key in keys.items():
         for clf in ["LR", "SVM", "NB"]:

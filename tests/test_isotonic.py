@@ -30,10 +30,14 @@ def test_equals_sklearn_at_training_points_and_between(seed):
     s, y, w = random_case(rng, heavy_ties=seed % 2 == 0)
     weights = w if seed % 3 else None
     increasing = seed % 5 != 0
-    ref = IsotonicRegression(increasing=increasing, out_of_bounds="clip").fit(s, y, sample_weight=weights)
+    ref = IsotonicRegression(increasing=increasing, out_of_bounds="clip").fit(
+        s, y, sample_weight=weights
+    )
     present = s if weights is None else s[weights > 0]
     for interpolation in ("step", "linear"):
-        cal = IsotonicCalibration(increasing=increasing, interpolation=interpolation).fit(s, y, weights)
+        cal = IsotonicCalibration(increasing=increasing, interpolation=interpolation).fit(
+            s, y, weights
+        )
         np.testing.assert_allclose(cal.predict(present), ref.predict(present), atol=1e-12)
     grid = np.linspace(s.min() - 1, s.max() + 1, 101)
     linear = IsotonicCalibration(increasing=increasing, interpolation="linear").fit(s, y, weights)
@@ -48,7 +52,9 @@ def test_matches_cvxpy_projection():
     w = rng.uniform(0.5, 2.0, size=40)
     order = np.argsort(s)
     x = cp.Variable(40)
-    cp.Problem(cp.Minimize(cp.sum(cp.multiply(w[order], cp.square(x - y[order])))), [cp.diff(x) >= 0]).solve()
+    cp.Problem(
+        cp.Minimize(cp.sum(cp.multiply(w[order], cp.square(x - y[order])))), [cp.diff(x) >= 0]
+    ).solve()
     cal = IsotonicCalibration().fit(s, y, w)
     np.testing.assert_allclose(cal.predict(s[order]), x.value, atol=1e-5)
 
@@ -62,7 +68,9 @@ def test_step_map_is_monotone_and_block_values_are_block_means(rows):
         y[0] = 1 - y[0]
     cal = IsotonicCalibration().fit(s, y)
     assert np.all(np.diff(cal.block_values_) > 0)
-    for lo, hi, value, weight in zip(cal.block_lower_, cal.block_upper_, cal.block_values_, cal.block_weights_):
+    for lo, hi, value, weight in zip(
+        cal.block_lower_, cal.block_upper_, cal.block_values_, cal.block_weights_
+    ):
         inside = (s >= lo) & (s <= hi)
         assert inside.sum() == weight
         assert y[inside].mean() == pytest.approx(value)
@@ -103,8 +111,11 @@ def test_out_of_bounds_raise():
 
 @pytest.mark.parametrize(
     "params,message",
-    [(dict(increasing="yes"), "increasing"), (dict(out_of_bounds="nan"), "out_of_bounds"),
-     (dict(interpolation="cubic"), "interpolation")],
+    [
+        (dict(increasing="yes"), "increasing"),
+        (dict(out_of_bounds="nan"), "out_of_bounds"),
+        (dict(interpolation="cubic"), "interpolation"),
+    ],
 )
 def test_bad_parameters(params, message):
     with pytest.raises(ValueError, match=message):

@@ -41,7 +41,10 @@ def test_edges_a_few_ulps_apart(base, steps, n_queries, seed):
     for k in np.cumsum(steps):
         edges = np.append(edges, np.nextafter(edges[-1], np.inf) if k % 2 else edges[-1])
     rng = np.random.default_rng(seed)
-    x = rng.choice(np.concatenate([edges, np.nextafter(edges, -np.inf), np.nextafter(edges, np.inf)]), n_queries)
+    x = rng.choice(
+        np.concatenate([edges, np.nextafter(edges, -np.inf), np.nextafter(edges, np.inf)]),
+        n_queries,
+    )
     _check(edges, x)
 
 
@@ -57,7 +60,12 @@ def test_clustered_and_wide_edges():
     for edges in cases:
         edges = np.sort(edges)
         # halved bounds so that the width of the range never overflows
-        x = np.concatenate([rng.choice(edges, 5000), 2 * rng.uniform(edges[0] / 2 - 0.5, edges[-1] / 2 + 0.5, 5000)])
+        x = np.concatenate(
+            [
+                rng.choice(edges, 5000),
+                2 * rng.uniform(edges[0] / 2 - 0.5, edges[-1] / 2 + 0.5, 5000),
+            ]
+        )
         _check(edges, x)
 
 
@@ -68,4 +76,6 @@ def test_step_and_linear_values_match_numpy():
     x = np.concatenate([rng.uniform(-0.5, 1.5, 20_000), knots])
     ref_step = values[np.maximum(np.searchsorted(knots, x, side="right") - 1, 0)]
     np.testing.assert_array_equal(step_values(knots, values, x), ref_step)
-    np.testing.assert_allclose(linear_values(knots, values, x), np.interp(x, knots, values), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        linear_values(knots, values, x), np.interp(x, knots, values), rtol=0, atol=1e-12
+    )

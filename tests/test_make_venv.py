@@ -16,19 +16,33 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "make_venv.sh"
 
-pytestmark = pytest.mark.skipif(shutil.which("bash") is None or sys.platform == "win32", reason="needs bash")
+pytestmark = pytest.mark.skipif(
+    shutil.which("bash") is None or sys.platform == "win32", reason="needs bash"
+)
 
 
 def make_venv(python, venv, chosen="yes", low="3.11", high="3.13"):
     env = {**os.environ, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": "", "PIP_QUIET": "2"}
-    return subprocess.run(["bash", str(SCRIPT), str(python), str(venv), chosen, low, high],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        ["bash", str(SCRIPT), str(python), str(venv), chosen, low, high],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def install_digest():
     """What make_venv.sh writes to .installed: the hash of pyproject.toml and constraints.txt."""
-    return subprocess.run("cat pyproject.toml constraints.txt | sha256sum | cut -d' ' -f1", shell=True,
-                          cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+    return subprocess.run(
+        "cat pyproject.toml constraints.txt | sha256sum | cut -d' ' -f1",
+        shell=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
 
 
 def this_minor():
@@ -40,7 +54,9 @@ def test_interpreter_outside_the_range_stops_at_once_with_one_line(tmp_path):
     run = make_venv(sys.executable, tmp_path / "venv", low="3.99", high="3.99")
     assert run.returncode != 0
     lines = run.stderr.strip().splitlines()
-    assert len(lines) == 1 and "needs CPython 3.99 to 3.99" in lines[0] and "make PYTHON=" in lines[0], run.stderr
+    assert (
+        len(lines) == 1 and "needs CPython 3.99 to 3.99" in lines[0] and "make PYTHON=" in lines[0]
+    ), run.stderr
     assert time.monotonic() - start < 10
     assert not (tmp_path / "venv").exists()
 
@@ -57,14 +73,18 @@ def test_venv_from_another_interpreter_or_failed_install_is_rebuilt(tmp_path):
     (venv / ".interpreter").write_text("/some/other/python\n3.9.0\n")
     (venv / "left-over").write_text("from the old environment")
     run = make_venv(sys.executable, venv, low=this_minor(), high=this_minor())
-    assert "rebuilding" in run.stdout and "/some/other/python" in run.stdout, run.stdout + run.stderr
+    assert "rebuilding" in run.stdout and "/some/other/python" in run.stdout, (
+        run.stdout + run.stderr
+    )
     assert not (venv / "left-over").exists()
     recorded = (venv / ".interpreter").read_text().splitlines()
     assert recorded[1] == "%d.%d.%d" % sys.version_info[:3]
     # No package index: the install failed, so no stamp, and the next call rebuilds again.
     assert run.returncode != 0 and not (venv / ".installed").exists()
     again = make_venv(sys.executable, venv, chosen="no", low=this_minor(), high=this_minor())
-    assert "rebuilding" in again.stdout and "the last install did not finish" in again.stdout, again.stdout
+    assert "rebuilding" in again.stdout and "the last install did not finish" in again.stdout, (
+        again.stdout
+    )
 
 
 def test_complete_venv_is_left_alone(tmp_path):

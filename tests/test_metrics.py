@@ -60,7 +60,9 @@ def labelled_predictions(draw, weighted=False):
     n = draw(st.integers(1, 60))
     ties = draw(st.booleans())
     if ties:  # few distinct values, many ties (including 0 and 1)
-        grid = draw(st.lists(st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.7, 0.9, 1.0]), min_size=1, max_size=4))
+        grid = draw(
+            st.lists(st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.7, 0.9, 1.0]), min_size=1, max_size=4)
+        )
         p = np.array(draw(st.lists(st.sampled_from(grid), min_size=n, max_size=n)))
     else:
         p = np.array(draw(st.lists(st.floats(0, 1), min_size=n, max_size=n)))
@@ -149,7 +151,7 @@ def test_perfect_calibration_has_zero_error_when_bins_hold_one_value():
 def test_reliability_curve_matches_sklearn_calibration_curve():
     rng = np.random.default_rng(2)
     p = rng.beta(2, 5, size=5000)
-    y = (rng.uniform(size=5000) < p ** 0.8).astype(int)
+    y = (rng.uniform(size=5000) < p**0.8).astype(int)
     for strategy in ("uniform", "quantile"):
         curve = reliability_curve(y, p, n_bins=10, strategy=strategy)
         prob_true, prob_pred = calibration_curve(y, p, n_bins=10, strategy=strategy)
@@ -294,8 +296,11 @@ def authors_groups_ece_mce(y, p):
 
 @settings(max_examples=200, deadline=None)
 @given(
-    st.lists(st.tuples(st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.6, 0.6, 0.9, 1.0]), st.integers(0, 1)),
-             min_size=1, max_size=60),
+    st.lists(
+        st.tuples(st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.6, 0.6, 0.9, 1.0]), st.integers(0, 1)),
+        min_size=1,
+        max_size=60,
+    ),
 )
 def test_positional_strategy_matches_the_authors_code(pairs):
     # few distinct predictions: many ties, which the positional groups split by label

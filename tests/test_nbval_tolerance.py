@@ -61,7 +61,9 @@ def test_worst_number_names_the_worst_pair():
     assert "2.50" in problem and "2.00" in problem
 
 
-numbers = st.lists(st.floats(-1e3, 1e3, allow_nan=False).map(lambda x: round(x, 4)), min_size=1, max_size=8)
+numbers = st.lists(
+    st.floats(-1e3, 1e3, allow_nan=False).map(lambda x: round(x, 4)), min_size=1, max_size=8
+)
 
 
 @settings(max_examples=200, deadline=None)
@@ -87,24 +89,50 @@ def test_tolerance_of_reads_the_metadata():
 def _run_nbval(folder):
     """nbval, with book/conftest.py, on the notebook check.ipynb in ``folder``."""
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval-lax", "--nbval-current-env",
-         "-o", "addopts=", "check.ipynb"],
-        cwd=folder, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--nbval-lax",
+            "--nbval-current-env",
+            "-o",
+            "addopts=",
+            "check.ipynb",
+        ],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 
 def _notebook(printed_value, tolerance):
-    """A one-cell notebook whose committed output says 0.5000 and whose code prints printed_value."""
+    """A one-cell notebook whose committed output says 0.5000.
+
+    Its code prints printed_value.
+    """
     meta = {"calibbook": {"tolerance": tolerance}} if tolerance else {}
     cell = {
-        "cell_type": "code", "execution_count": 1, "id": "c1",
+        "cell_type": "code",
+        "execution_count": 1,
+        "id": "c1",
         "metadata": {**meta, "tags": [tol.CHECK_TAG]},
         "source": f"print('ECE = {printed_value:.4f} on the test set')",
-        "outputs": [{"name": "stdout", "output_type": "stream", "text": "ECE = 0.5000 on the test set\n"}],
+        "outputs": [
+            {"name": "stdout", "output_type": "stream", "text": "ECE = 0.5000 on the test set\n"}
+        ],
     }
-    return {"cells": [cell], "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                         "language": "python"}},
-            "nbformat": 4, "nbformat_minor": 5}
+    return {
+        "cells": [cell],
+        "metadata": {
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
 
 
 @pytest.mark.parametrize(
@@ -147,24 +175,35 @@ def test_book_tolerances_are_measured_and_sane():
         assert set(meta["tolerance"]) <= {"atol", "rtol"}, f"{where}: unknown tolerance keys"
         atol, rtol = tol.tolerance_of(cell)
         assert 0 < atol + rtol, f"{where}: an empty tolerance"
-        # The loosest measured is chapter 8's fast-run table of average ranks over 12 data sets, where
-        # one swap of two methods on one data set moves two ranks by 1/12: 0.32 covers two swaps.
-        assert atol <= 0.35 and rtol <= 0.1, f"{where}: tolerance atol={atol}, rtol={rtol} is too loose to check much"
+        # The loosest measured is chapter 8's fast-run table of average ranks over 12 data
+        # sets, where one swap of two methods on one data set moves two ranks by 1/12: 0.32
+        # covers two swaps.
+        assert atol <= 0.35 and rtol <= 0.1, (
+            f"{where}: tolerance atol={atol}, rtol={rtol} is too loose to check much"
+        )
         measured = meta.get("measured", {})
-        assert measured.get("variants"), f"{where}: a tolerance must say which variants it was measured on"
+        assert measured.get("variants"), (
+            f"{where}: a tolerance must say which variants it was measured on"
+        )
         assert measured.get("max_abs_diff", 0) > 0, f"{where}: a tolerance where nothing moved"
         with_tolerance += 1
     assert with_tolerance > 0
     # The introduction quotes the count; keep it true.
-    quoted = re.search(r"(\d+) of the (\d+) checked cells carry one", (BOOK / "intro.md").read_text())
+    quoted = re.search(
+        r"(\d+) of the (\d+) checked cells carry one", (BOOK / "intro.md").read_text()
+    )
     assert quoted and (int(quoted[1]), int(quoted[2])) == (with_tolerance, checked), (
-        f"intro.md should say {with_tolerance} of the {checked} checked cells carry one")
+        f"intro.md should say {with_tolerance} of the {checked} checked cells carry one"
+    )
 
 
 def test_without_glue_drops_only_glue_records():
     printed = {"name": "stdout", "output_type": "stream", "text": "0.5\n"}
-    glued = {"output_type": "display_data", "metadata": {"scrapbook": {"name": "x"}},
-             "data": {"application/papermill.record/text/plain": "0.49999999"}}
+    glued = {
+        "output_type": "display_data",
+        "metadata": {"scrapbook": {"name": "x"}},
+        "data": {"application/papermill.record/text/plain": "0.49999999"},
+    }
     shown = {"output_type": "display_data", "metadata": {}, "data": {"text/plain": "0.5"}}
     assert tol.without_glue([printed, glued, shown]) == [printed, shown]
 
@@ -178,11 +217,20 @@ def test_nbval_ignores_glued_values_but_not_printed_ones(tmp_path, printed, pass
     shutil.copy(BOOK / "conftest.py", tmp_path / "conftest.py")
     nb = _notebook(printed, None)
     cell = nb["cells"][0]
-    cell["source"] = ("from myst_nb import glue\n"
-                      f"glue('x', 0.50000001, display=False)\nprint('ECE = {printed:.4f} on the test set')")
-    cell["outputs"].insert(0, {"output_type": "display_data",
-                               "metadata": {"scrapbook": {"name": "x", "mime_prefix": "application/papermill.record/"}},
-                               "data": {"application/papermill.record/text/plain": "0.49999999"}})
+    cell["source"] = (
+        "from myst_nb import glue\n"
+        f"glue('x', 0.50000001, display=False)\nprint('ECE = {printed:.4f} on the test set')"
+    )
+    cell["outputs"].insert(
+        0,
+        {
+            "output_type": "display_data",
+            "metadata": {
+                "scrapbook": {"name": "x", "mime_prefix": "application/papermill.record/"}
+            },
+            "data": {"application/papermill.record/text/plain": "0.49999999"},
+        },
+    )
     (tmp_path / "check.ipynb").write_text(json.dumps(nb))
     run = _run_nbval(tmp_path)
     assert (run.returncode == 0) == passes, run.stdout[-3000:] + run.stderr[-2000:]
@@ -190,8 +238,14 @@ def test_nbval_ignores_glued_values_but_not_printed_ones(tmp_path, printed, pass
 
 def test_checks_are_cell_tags_not_visible_comments():
     # the rendered book shows a cell's source: an nbval comment marker would show with it
-    marked = [where for where, cell in _all_code_cells() if re.search(r"#\s*NBVAL_", "".join(cell["source"]))]
-    assert not marked, f"cells with an nbval comment marker (use the cell tag {tol.CHECK_TAG!r}): {marked}"
+    marked = [
+        where
+        for where, cell in _all_code_cells()
+        if re.search(r"#\s*NBVAL_", "".join(cell["source"]))
+    ]
+    assert not marked, (
+        f"cells with an nbval comment marker (use the cell tag {tol.CHECK_TAG!r}): {marked}"
+    )
     assert sum(1 for _ in _checked_cells()) > 50
 
 
@@ -202,7 +256,9 @@ def _all_code_cells():
                 yield f"{path.name}[{i}]", cell
 
 
-@pytest.mark.parametrize("plain, html, passes", [("0.500", "<b>0.5001</b>", True), ("0.501", "<b>0.5</b>", False)])
+@pytest.mark.parametrize(
+    "plain, html, passes", [("0.500", "<b>0.5001</b>", True), ("0.501", "<b>0.5</b>", False)]
+)
 def test_nbval_checks_a_tables_plain_text_not_its_html(tmp_path, plain, html, passes):
     # a table shown as styled HTML with a plain-text twin (booktools.show_table): the plain text
     # is checked, the HTML (ids, styling, unrounded digits) is not
@@ -210,10 +266,17 @@ def test_nbval_checks_a_tables_plain_text_not_its_html(tmp_path, plain, html, pa
     shutil.copy(BOOK / "conftest.py", tmp_path / "conftest.py")
     nb = _notebook(0.5, None)
     cell = nb["cells"][0]
-    cell["source"] = ("from IPython.display import display\n"
-                      f"display({{'text/html': {html!r}, 'text/plain': {plain!r}}}, raw=True)")
-    cell["outputs"] = [{"output_type": "display_data", "metadata": {},
-                        "data": {"text/html": "<b>0.5</b>", "text/plain": "0.500"}}]
+    cell["source"] = (
+        "from IPython.display import display\n"
+        f"display({{'text/html': {html!r}, 'text/plain': {plain!r}}}, raw=True)"
+    )
+    cell["outputs"] = [
+        {
+            "output_type": "display_data",
+            "metadata": {},
+            "data": {"text/html": "<b>0.5</b>", "text/plain": "0.500"},
+        }
+    ]
     (tmp_path / "check.ipynb").write_text(json.dumps(nb))
     run = _run_nbval(tmp_path)
     assert (run.returncode == 0) == passes, run.stdout[-3000:] + run.stderr[-2000:]

@@ -28,7 +28,9 @@ def test_each_file_is_documented_read_and_tidy(path):
     assert f"papers/{path.name}" in readme, f"data/README.md does not describe {path.name}"
     # the file is named after the chapter that reads it
     chapter = ROOT / "book" / (re.split(r"_tables?", path.name)[0] + ".ipynb")
-    assert chapter.is_file() and path.name in _code(chapter), f"{chapter.name} does not read {path.name}"
+    assert chapter.is_file() and path.name in _code(chapter), (
+        f"{chapter.name} does not read {path.name}"
+    )
     table = pd.read_csv(path)
     assert len(table) > 0 and not table.columns.duplicated().any()
     assert all(re.fullmatch(r"[A-Za-z_][\w ]*", str(c)) for c in table.columns), list(table.columns)
@@ -42,7 +44,9 @@ def test_no_chapter_types_a_published_table_into_a_cell():
     for nb in sorted((ROOT / "book").glob("*.ipynb")):
         code = _code(nb)
         for m in typed.finditer(code):
-            literal = code[m.end(): m.end() + 800].split("\n\n")[0]
+            literal = code[m.end() : m.end() + 800].split("\n\n")[0]
             if len(re.findall(r"(?<![\w.])\d*\.\d+", literal)) >= 6:
                 offenders.setdefault(nb.name, []).append(m.group(1))
-    assert not offenders, f"published numbers typed into cells (move them to data/papers/): {offenders}"
+    assert not offenders, (
+        f"published numbers typed into cells (move them to data/papers/): {offenders}"
+    )

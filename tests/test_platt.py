@@ -23,7 +23,9 @@ def scipy_platt(f, y, w):
         d = w * (t - 1.0 / (1.0 + np.exp(z)))
         return np.array([np.sum(d * f), np.sum(d)])
 
-    res = minimize(nll, [0.0, 0.0], jac=grad, method="BFGS", options={"gtol": 1e-11, "maxiter": 10_000})
+    res = minimize(
+        nll, [0.0, 0.0], jac=grad, method="BFGS", options={"gtol": 1e-11, "maxiter": 10_000}
+    )
     return res.x
 
 

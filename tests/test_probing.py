@@ -22,8 +22,17 @@ from calibbook.probing import (
     probing_weights,
 )
 
-INTERVALS = [(0.0, 1.0), (0.0, 0.5), (0.5, 1.0), (0.2, 0.8), (0.0, 0.01), (0.99, 1.0),
-             (0.3, 0.31), (0.05, 0.6), (0.001, 0.002)]
+INTERVALS = [
+    (0.0, 1.0),
+    (0.0, 0.5),
+    (0.5, 1.0),
+    (0.2, 0.8),
+    (0.0, 0.01),
+    (0.99, 1.0),
+    (0.3, 0.31),
+    (0.05, 0.6),
+    (0.001, 0.002),
+]
 
 
 def _regret(p, q, loss):
@@ -37,8 +46,12 @@ def _numerical_minimax(a, b, loss):
     """min over q of max over p of the regret, both by scipy's bounded scalar search."""
 
     def worst(q):
-        inner = minimize_scalar(lambda p: -_regret(p, q, loss), bounds=(a, b), method="bounded",
-                                options={"xatol": 1e-12})
+        inner = minimize_scalar(
+            lambda p: -_regret(p, q, loss),
+            bounds=(a, b),
+            method="bounded",
+            options={"xatol": 1e-12},
+        )
         # the bounded search never evaluates the end points, where a convex regret peaks
         return max(-inner.fun, _regret(a, q, loss), _regret(b, q, loss))
 
@@ -66,7 +79,9 @@ def test_log_minimax_closed_forms(a, b):
     assert q == pytest.approx(1 / (1 + np.exp((h(b) - h(a)) / (b - a))), rel=1e-12)
     # the end points tie, and the gain is the paper's KL(a || q), equal to its footnote's KL(b || q)
     assert _regret(a, q, "log") == pytest.approx(_regret(b, q, "log"), rel=1e-9, abs=1e-15)
-    assert float(interval_gain(a, b, "log")) == pytest.approx(_regret(a, q, "log"), rel=1e-9, abs=1e-15)
+    assert float(interval_gain(a, b, "log")) == pytest.approx(
+        _regret(a, q, "log"), rel=1e-9, abs=1e-15
+    )
     assert float(minimax_probe(a, b, "squared")) == pytest.approx((a + b) / 2)
     assert float(interval_gain(a, b, "squared")) == pytest.approx(b - a)
 
@@ -81,7 +96,10 @@ def test_binary_entropy_and_first_probes():
 
 
 def test_weights_follow_corollary_1():
-    """i_p(y) = (1-p)/p on positives, 1 on negatives: the weighted Bayes rule predicts 1 iff eta > p."""
+    """i_p(y) = (1-p)/p on positives, 1 on negatives.
+
+    With these weights the weighted Bayes rule predicts 1 iff eta > p.
+    """
     y = np.array([1, 0, 1, 0])
     for p in [0.05, 0.3, 0.5, 0.9]:
         w = probing_weights(y, p)
@@ -91,20 +109,23 @@ def test_weights_follow_corollary_1():
             if abs(eta - p) < 1e-9:
                 continue
             cost_say_1 = (1 - eta) * w[1]  # wrong on negatives
-            cost_say_0 = eta * w[0]        # wrong on positives
+            cost_say_0 = eta * w[0]  # wrong on positives
             assert (cost_say_0 > cost_say_1) == (eta > p)
 
 
 # ---------------------------------------------------------------- an oracle learner
 class ThresholdOracle(ClassifierMixin, BaseEstimator):
-    """Knows eta(x) = X[:, 0]; reads the threshold p off the weights it is given, as Corollary 1 says."""
+    """Knows eta(x) = X[:, 0].
+
+    It reads the threshold p off the weights it is given, as Corollary 1 says.
+    """
 
     def fit(self, X, y, sample_weight=None):
         y = np.asarray(y)
         w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight)
         self.classes_ = np.array([0, 1])
-        wp, wn = w[y == 1].max(), w[y == 0].max()   # weight of one positive and of one negative
-        self.threshold_ = wn / (wp + wn)             # i_p: wp / wn = (1 - p) / p
+        wp, wn = w[y == 1].max(), w[y == 0].max()  # weight of one positive and of one negative
+        self.threshold_ = wn / (wp + wn)  # i_p: wp / wn = (1 - p) / p
         return self
 
     def predict(self, X):
@@ -138,7 +159,7 @@ def test_refinement_follows_S_a():
     X, y = _oracle_data(eta)
     clf = ProbingClassifier(ThresholdOracle(), n_probes=20, loss="squared").fit(X, y)
     assert clf.probe_history_[0] == 0.5
-    assert clf.probe_history_[1] == 0.75   # [0.5, 1] holds every example, [0, 0.5] none
+    assert clf.probe_history_[1] == 0.75  # [0.5, 1] holds every example, [0, 0.5] none
     inside = (clf.probes_ > 0.55) & (clf.probes_ < 0.75)
     assert inside.sum() >= 15
 
@@ -153,13 +174,19 @@ def test_first_probes_under_log_loss():
 # ---------------------------------------------------------------- Algorithm 2
 def test_prediction_is_monotone_in_votes():
     X, y = _synthetic(600, seed=4)[:2]
-    clf = ProbingClassifier(DecisionTreeClassifier(max_depth=3, random_state=0), n_probes=15,
-                            weighting="costing", random_state=0).fit(X, y)
+    clf = ProbingClassifier(
+        DecisionTreeClassifier(max_depth=3, random_state=0),
+        n_probes=15,
+        weighting="costing",
+        random_state=0,
+    ).fit(X, y)
     table = clf.interval_predictions_
     assert table.shape == (16,)
     assert np.all(np.diff(table) > 0)
     edges = np.concatenate(([0.0], clf.probes_, [1.0]))
-    assert np.all((edges[:-1] <= table) & (table <= edges[1:]) | (table == 0.001) | (table == 0.999))
+    assert np.all(
+        (edges[:-1] <= table) & (table <= edges[1:]) | (table == 0.001) | (table == 0.999)
+    )
     n = clf.votes(X)
     np.testing.assert_array_equal(clf.predict_proba(X)[:, 1], table[n])
     # more votes for 1, never a smaller probability
@@ -187,9 +214,11 @@ def _synthetic(n, seed):
 
 @pytest.mark.parametrize(
     "base,weighting",
-    [(LogisticRegression(solver="newton-cholesky"), "sample_weight"),
-     (DecisionTreeClassifier(min_samples_leaf=40, random_state=0), "costing"),
-     (DecisionTreeClassifier(min_samples_leaf=40, random_state=0), "sample_weight")],
+    [
+        (LogisticRegression(solver="newton-cholesky"), "sample_weight"),
+        (DecisionTreeClassifier(min_samples_leaf=40, random_state=0), "costing"),
+        (DecisionTreeClassifier(min_samples_leaf=40, random_state=0), "sample_weight"),
+    ],
     ids=["logistic", "tree-costing", "tree-weights"],
 )
 def test_rmse_to_truth_falls_with_probes(base, weighting):
@@ -225,7 +254,9 @@ def test_costing_accepts_in_proportion_to_weights():
 def test_costing_and_sample_weight_agree_on_average():
     X, y, eta = _synthetic(3000, seed=6)
     sw = ProbingClassifier(LogisticRegression(), n_probes=15, random_state=0).fit(X, y)
-    co = ProbingClassifier(LogisticRegression(), n_probes=15, weighting="costing", random_state=0).fit(X, y)
+    co = ProbingClassifier(
+        LogisticRegression(), n_probes=15, weighting="costing", random_state=0
+    ).fit(X, y)
     assert sw.weighting_ == "sample_weight" and co.weighting_ == "costing"
     p_sw, p_co = sw.predict_proba(X)[:, 1], co.predict_proba(X)[:, 1]
     assert abs(p_sw.mean() - p_co.mean()) < 0.02
@@ -244,8 +275,12 @@ def test_learner_without_sample_weight_uses_costing():
 def test_deterministic_and_independent_of_n_jobs():
     X, y, _ = _synthetic(500, seed=8)
     base = DecisionTreeClassifier(max_depth=4)
-    fits = [ProbingClassifier(base, n_probes=12, weighting="costing", batch_size=4, n_jobs=j,
-                              random_state=3).fit(X, y) for j in (1, 2, 1)]
+    fits = [
+        ProbingClassifier(
+            base, n_probes=12, weighting="costing", batch_size=4, n_jobs=j, random_state=3
+        ).fit(X, y)
+        for j in (1, 2, 1)
+    ]
     for f in fits[1:]:
         np.testing.assert_array_equal(f.probes_, fits[0].probes_)
         np.testing.assert_array_equal(f.predict_proba(X), fits[0].predict_proba(X))
@@ -255,7 +290,9 @@ def test_integer_weights_equal_repeated_rows():
     X, y, _ = _synthetic(200, seed=9)
     k = np.random.default_rng(0).integers(0, 3, size=200)
     a = ProbingClassifier(LogisticRegression(tol=1e-10), n_probes=8).fit(X, y, sample_weight=k)
-    b = ProbingClassifier(LogisticRegression(tol=1e-10), n_probes=8).fit(np.repeat(X, k, 0), np.repeat(y, k))
+    b = ProbingClassifier(LogisticRegression(tol=1e-10), n_probes=8).fit(
+        np.repeat(X, k, 0), np.repeat(y, k)
+    )
     np.testing.assert_allclose(a.probes_, b.probes_)
     np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), atol=1e-6)
 
@@ -282,9 +319,15 @@ def test_multiclass_rows_are_probabilities():
 # ---------------------------------------------------------------- input checks
 @pytest.mark.parametrize(
     "params,match",
-    [({"loss": "hinge"}, "loss"), ({"weighting": "bagging"}, "weighting"), ({"n_probes": 0}, "n_probes"),
-     ({"n_probes": 2.5}, "n_probes"), ({"n_probes": True}, "n_probes"), ({"batch_size": 0}, "batch_size"),
-     ({"estimator": object()}, "estimator")],
+    [
+        ({"loss": "hinge"}, "loss"),
+        ({"weighting": "bagging"}, "weighting"),
+        ({"n_probes": 0}, "n_probes"),
+        ({"n_probes": 2.5}, "n_probes"),
+        ({"n_probes": True}, "n_probes"),
+        ({"batch_size": 0}, "batch_size"),
+        ({"estimator": object()}, "estimator"),
+    ],
 )
 def test_bad_parameters(params, match):
     X, y, _ = _synthetic(50, seed=11)
@@ -306,10 +349,15 @@ def test_bad_data():
 
 # ---------------------------------------------------------------- scikit-learn
 COSTING_XFAIL = {
-    name: ("costing draws a random subsample with acceptance probability proportional to the weight, so "
-           "weight k and k repeated rows agree only in distribution, not exactly")
-    for name in ("check_sample_weight_equivalence_on_dense_data",
-                 "check_sample_weight_equivalence_on_sparse_data")
+    name: (
+        "costing draws a random subsample with acceptance probability proportional to the "
+        "weight, so "
+        "weight k and k repeated rows agree only in distribution, not exactly"
+    )
+    for name in (
+        "check_sample_weight_equivalence_on_dense_data",
+        "check_sample_weight_equivalence_on_sparse_data",
+    )
 }
 
 

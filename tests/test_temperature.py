@@ -40,17 +40,22 @@ def test_the_fit_minimises_the_weighted_log_loss_over_a_grid(seed):
 SKLEARN_HAS_TEMPERATURE = tuple(int(v) for v in sklearn.__version__.split(".")[:2]) >= (1, 8)
 
 
-@pytest.mark.skipif(not SKLEARN_HAS_TEMPERATURE, reason="scikit-learn < 1.8 has no method='temperature'")
+@pytest.mark.skipif(
+    not SKLEARN_HAS_TEMPERATURE, reason="scikit-learn < 1.8 has no method='temperature'"
+)
 @pytest.mark.parametrize("ensemble", [True, False])
 @pytest.mark.parametrize(
-    "estimator", [LinearSVC(), RandomForestClassifier(n_estimators=20, random_state=0)],
+    "estimator",
+    [LinearSVC(), RandomForestClassifier(n_estimators=20, random_state=0)],
     ids=["decision_function", "predict_proba"],
 )
 def test_matches_scikit_learns_temperature_method(estimator, ensemble):
     X, y = make_classification(n_samples=300, n_features=6, random_state=3)
     cv = StratifiedKFold(3, shuffle=True, random_state=0)
     ours = CalibratedClassifier(estimator, method="temperature", cv=cv, ensemble=ensemble).fit(X, y)
-    ref = CalibratedClassifierCV(estimator, method="temperature", cv=cv, ensemble=ensemble).fit(X, y)
+    ref = CalibratedClassifierCV(estimator, method="temperature", cv=cv, ensemble=ensemble).fit(
+        X, y
+    )
     np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-6)
 
 
@@ -62,7 +67,9 @@ def test_contract_and_the_fixed_midpoint():
     cal = TemperatureScaling().fit(s, y)
     assert cal.predict([0.0])[0] == 0.5  # no intercept: the 0.5 point stays
     p = rng.uniform(size=200)
-    check_calibrator_contract(TemperatureScaling(logit_input=True), p, (rng.uniform(size=200) < p).astype(int))
+    check_calibrator_contract(
+        TemperatureScaling(logit_input=True), p, (rng.uniform(size=200) < p).astype(int)
+    )
 
 
 def test_probabilities_are_required_with_logit_input():

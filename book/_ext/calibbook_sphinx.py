@@ -51,7 +51,9 @@ class NumberOutputTables(SphinxTransform):
 
     def apply(self, **kwargs):
         for figure in list(self.document.findall(nodes.figure)):
-            if type(figure) is not nodes.figure or not any(i.startswith(TABLE_PREFIX) for i in figure["ids"]):
+            if type(figure) is not nodes.figure or not any(
+                i.startswith(TABLE_PREFIX) for i in figure["ids"]
+            ):
                 continue
             table = table_figure(figure.rawsource, *figure.children, **figure.attributes)
             figure.replace_self(table)
@@ -67,7 +69,10 @@ def _unique_scripts(app, pagename, templatename, context, doctree):
     seen, unique = set(), []
     for js in scripts:
         attributes = getattr(js, "attributes", {})
-        key = (getattr(js, "filename", js) or "", tuple(sorted((k, str(v)) for k, v in attributes.items())))
+        key = (
+            getattr(js, "filename", js) or "",
+            tuple(sorted((k, str(v)) for k, v in attributes.items())),
+        )
         if key not in seen:
             seen.add(key)
             unique.append(js)
