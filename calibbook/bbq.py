@@ -1,12 +1,16 @@
 """BBQ: Bayesian binning into quantiles (Naeini, Cooper & Hauskrecht, AAAI 2015)."""
 
-import numbers
-
 import numpy as np
 
 from ._binning import sorted_runs
+from ._model_averaging import (
+    PRUNING_CONSTRAINTS,
+    check_pruning,
+    pruning_alpha,
+    relative_likelihoods,
+)
+from ._params import Interval, Real
 from .base import BaseCalibrator
-from .enir import check_pruning, pruning_alpha, relative_likelihoods
 
 __all__ = ["BBQ", "bbq_bin_range"]
 
@@ -65,8 +69,8 @@ class BBQ(BaseCalibrator):
     For every number of bins B in ``bbq_bin_range(N)``, from
     max(1, floor(N^(1/3) / 10)) to min(ceil(N / 5), ceil(10 N^(1/3))), the scores are cut into B
     equal-frequency bins (never splitting ties). Each bin has a Beta prior with
-    mean at the middle of its score interval and strength ``prior_strength`` (an
-    equivalent sample size); a binning's score is its marginal likelihood, the
+    mean at the middle of its score interval and strength ``prior_strength``
+    (pseudo-cases); a binning's score is its marginal likelihood, the
     product over bins of Beta-binomial evidences. The calibrated probability is
     the likelihood-weighted average of the binnings' posterior-mean bin estimates.
     :doc:`/book/05_near_isotonic_enir_bbq` derives the score of a binning and
@@ -78,7 +82,12 @@ class BBQ(BaseCalibrator):
     Parameters
     ----------
     prior_strength : float, default=2.0
-        Equivalent sample size C of each bin's Beta(C p, C (1 - p)) prior (2 in the paper).
+        Pseudo count C > 0 of each bin's Beta(C p_j, C (1 - p_j)) prior, with p_j the
+        middle of the bin's score interval; 2 in the paper, whose equivalent sample
+        size N' = C B is that of the whole binning. It enters each binning's marginal
+        likelihood and the bin estimates (n1 + C p_j) / (n + C). The same quantity
+        as ``HistogramBinning(prior_strength=...)``, the pseudo count of each bin's
+        Beta prior, there centred on the overall positive rate instead.
     prune : {None, "elbow", "window"}, default=None
         Which binnings take part in the average. None: all of them, weighted by
         their marginal likelihoods (the paper's model averaging). ``"elbow"``: the
@@ -87,25 +96,34 @@ class BBQ(BaseCalibrator):
         likelihood. ``"window"``: Occam's window, binnings whose likelihood relative
         to the best is at least ``prune_alpha``.
     prune_alpha : float or None, default=None
-        The pruning threshold; with ``prune="elbow"`` None means 0.001, the
-        reference code's value for BBQ. Must be None when ``prune`` is None.
+        The pruning threshold, in [0, 1); with ``prune="elbow"`` None means 0.001,
+        the reference code's value for BBQ. Must be None when ``prune`` is None.
     prior_clip : float, default=0.005
         The prior mean is kept in [prior_clip, 1 - prior_clip], as in the authors' code.
 
     Attributes
     ----------
-    n_bins_ : ndarray (M,)
-        Numbers of bins of the binnings with positive weight.
+    model_n_bins_ : ndarray (M,)
+        Numbers of bins of the binnings with positive weight (the averaged models).
     model_weights_ : ndarray (M,)
         Their weights (summing to one).
     log_marginal_likelihoods_ : ndarray (M,)
         Their log marginal likelihoods.
-    cuts_, cell_values_ : ndarray
-        The averaged map as one step function: value ``cell_values_[i]`` on
-        [cuts_[i - 1], cuts_[i]).
+    bin_edges_ : ndarray (K - 1,)
+        Inner edges of the averaged map, a step function: the union of the averaged
+        binnings' cuts, increasing. A score s falls in cell #{edges <= s}.
+    bin_estimates_ : ndarray (K,)
+        The averaged map's value on each cell: ``bin_estimates_[i]`` on
+        [bin_edges_[i - 1], bin_edges_[i]). The names are those of
+        :class:`~calibbook.HistogramBinning`'s step map.
 
     Notes
     -----
+    A binning's cut between two bins is the midpoint of the largest training score
+    of the bin below and the smallest of the bin above (as in the authors' code), so
+    no edge of the averaged map lies on a training score, and a rounding-level change
+    of a training score never changes its prediction.
+
     Bin estimates are the posterior means (n1 + C p) / (n + C) under the same prior
     that scores the binning; the authors' code shrinks towards a slightly different
     data-dependent mean. Cost: one sort, then O(B log R) per binning with prefix sums,
@@ -136,38 +154,39 @@ class BBQ(BaseCalibrator):
 
     _ELBOW_ALPHA = 0.001  # BBQ/build.m of the authors' code
 
-    def __init__(self, prior_strength=2.0, prune=None, prune_alpha=None, prior_clip=0.005):
+    _parameter_constraints = {
+        "prior_strength": [Interval(Real, 0, None, closed="neither")],
+        **PRUNING_CONSTRAINTS,
+        "prior_clip": [Interval(Real, 0, 0.5, closed="neither")],
+    }
+
+    def __init__(self, *, prior_strength=2.0, prune=None, prune_alpha=None, prior_clip=0.005):
         self.prior_strength = prior_strength
         self.prune = prune
         self.prune_alpha = prune_alpha
         self.prior_clip = prior_clip
 
-    def _check_params(self):
-        c = self.prior_strength
-        if not isinstance(c, numbers.Real) or not np.isfinite(c) or c <= 0:
-            raise ValueError(f"prior_strength must be a finite number > 0; got {c!r}.")
+    def _check_parameter_combinations(self):
         check_pruning(self.prune, self.prune_alpha)
-        if not isinstance(self.prior_clip, numbers.Real) or not 0.0 < self.prior_clip < 0.5:
-            raise ValueError(f"prior_clip must be in (0, 0.5); got {self.prior_clip!r}.")
 
     def _fit(self, scores, y, sample_weight):
         from ._kernels.bbq import average_step_functions, bbq_models
 
-        self._check_params()
         values, weights, positives = sorted_runs(scores, y, sample_weight)
         b_min, b_max = _bin_range(weights.sum())
         log_ml, offsets, cuts, estimates = bbq_models(
-            values, weights, positives, b_min, b_max, float(self.prior_strength), float(self.prior_clip)
+            values, weights, positives, b_min, b_max,
+            float(self.prior_strength), float(self.prior_clip),
         )
-        model_weight = relative_likelihoods(
-            -2.0 * log_ml, self.prune, pruning_alpha(self.prune, self.prune_alpha, self._ELBOW_ALPHA)
-        )
+        alpha = pruning_alpha(self.prune, self.prune_alpha, self._ELBOW_ALPHA)
+        model_weight = relative_likelihoods(-2.0 * log_ml, self.prune, alpha)
         used = np.repeat(model_weight > 0, np.diff(offsets))
         grid = np.unique(cuts[used & np.isfinite(cuts)])
-        self.cuts_ = grid
-        self.cell_values_ = np.clip(average_step_functions(offsets, cuts, estimates, model_weight, grid), 0.0, 1.0)
+        averaged = average_step_functions(offsets, cuts, estimates, model_weight, grid)
+        self.bin_edges_ = grid
+        self.bin_estimates_ = np.clip(averaged, 0.0, 1.0)
         keep = model_weight > 0
-        self.n_bins_ = (np.arange(b_min, b_max + 1))[keep]
+        self.model_n_bins_ = np.arange(b_min, b_max + 1)[keep]
         self.model_weights_ = model_weight[keep]
         self.log_marginal_likelihoods_ = log_ml[keep]
         return self
@@ -175,4 +194,4 @@ class BBQ(BaseCalibrator):
     def _predict(self, scores):
         from ._kernels.binning import bin_index
 
-        return self.cell_values_[bin_index(self.cuts_, scores)]
+        return self.bin_estimates_[bin_index(self.bin_edges_, scores)]

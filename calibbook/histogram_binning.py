@@ -7,12 +7,10 @@ densities, this is P(y = 1 | bin j) = m_j / (m_j + n_j), with m_j positives and
 n_j negatives in the bin.
 """
 
-import numbers
-
 import numpy as np
 
-from ._binning import STRATEGIES, equal_frequency_fit, uniform_edges
-from ._validation import check_option
+from ._binning import STRATEGIES, equal_frequency_fit, uniform_step_edges
+from ._params import Integral, Interval, Options, Real
 from .base import BaseCalibrator
 
 __all__ = ["HistogramBinning", "auto_n_bins"]
@@ -98,17 +96,21 @@ class HistogramBinning(BaseCalibrator):
         splitting tied scores (any real scores are accepted). ``"uniform"``:
         equal-width bins on [0, 1]; the scores must then be probabilities.
     prior_strength : float, default=0.0
-        Smoothing towards the overall positive rate pi: a bin predicts
-        (m_j + a pi) / (m_j + n_j + a) with a = ``prior_strength``. The default
-        0 gives the paper's estimator m_j / (m_j + n_j).
+        Pseudo count a >= 0 of a Beta prior centred on the overall positive rate
+        pi, the same in every bin: a bin predicts (m_j + a pi) / (m_j + n_j + a),
+        shrinking small bins towards pi. The default 0 gives the paper's estimator
+        m_j / (m_j + n_j). The same quantity as ``BBQ(prior_strength=...)``, whose
+        Beta prior is centred on each bin's mid-score instead.
 
     Attributes
     ----------
     n_bins_ : int
-        Number of bins used.
+        Number of bins used, B.
     bin_edges_ : ndarray of shape (n_bins_ - 1,)
-        Inner bin edges; a score s falls in bin #{edges <= s}. Quantile edges are
-        training scores (or +inf when heavy ties leave trailing bins empty).
+        Inner bin edges, non-decreasing; a score s falls in bin #{edges <= s}. Each
+        finite edge lies strictly between two neighbouring distinct training scores,
+        never on one (see Notes). Quantile edges that coincide mark bins that heavy
+        ties left empty; +inf marks trailing empty bins.
     bin_weights_ : ndarray of shape (n_bins_,)
         Training weight (row count) per bin.
     bin_positives_ : ndarray of shape (n_bins_,)
@@ -121,6 +123,28 @@ class HistogramBinning(BaseCalibrator):
 
     Notes
     -----
+    The training rows fall in the bins of the papers: for ``"quantile"`` a bin
+    starts at the smallest score with at least k N / B rows strictly below it, for
+    ``"uniform"`` bin k is [k/B, (k+1)/B). The edges then move off the training
+    scores, so that a score changed by rounding (a classifier's ``decision_function``
+    on a batch and on one row can differ by 1e-16) stays in its bin:
+
+    * an edge between two non-empty bins goes to the midpoint of the largest
+      training score below it and the smallest above it;
+    * ``"uniform"``, around empty bins: the edges between two consecutive distinct
+      training scores a < b (the empty bins' edges and one more) split (a, b) into
+      equal parts, with 0 and 1 standing in for a and b beyond the training scores.
+      An empty bin thus keeps its place between its neighbours, with a share of the
+      gap instead of the width 1/B.
+    * ``"quantile"``: coinciding edges (empty bins) move together, so empty bins
+      stay unreachable; +inf edges stay.
+
+    No training row changes bin, not even one lying exactly on an equal-width
+    edge k/B (it stays in the bin above). Only a new score strictly between two
+    neighbouring training scores can fall in another bin than under the papers'
+    edges. Where two distinct training scores are adjacent floats, nothing lies
+    between them and the edge stays on the upper one.
+
     ``fit`` costs two ``np.sort`` calls (positives and negatives apart) and one
     linear merge when unweighted; an ``argsort`` when weighted. ``predict`` is a
     binary search over the B - 1 edges per score.
@@ -143,11 +167,17 @@ class HistogramBinning(BaseCalibrator):
     >>> cal = HistogramBinning(n_bins=2).fit([0.1, 0.2, 0.7, 0.9], [0, 1, 1, 1])
     >>> cal.predict([0.15, 0.8]).tolist()
     [0.5, 1.0]
-    >>> cal.bin_edges_.tolist()  # a score s falls in bin #{edges <= s}
-    [0.7]
+    >>> cal.bin_edges_.round(6).tolist()  # s falls in bin #{edges <= s}; (0.2 + 0.7) / 2
+    [0.45]
     """
 
-    def __init__(self, n_bins="auto", strategy="quantile", prior_strength=0.0):
+    _parameter_constraints = {
+        "n_bins": [Interval(Integral, 1, None), Options("auto")],
+        "strategy": [Options(*STRATEGIES)],
+        "prior_strength": [Interval(Real, 0, None)],
+    }
+
+    def __init__(self, *, n_bins="auto", strategy="quantile", prior_strength=0.0):
         self.n_bins = n_bins
         self.strategy = strategy
         self.prior_strength = prior_strength
@@ -156,32 +186,23 @@ class HistogramBinning(BaseCalibrator):
     def _requires_probabilities(self):
         return self.strategy == "uniform"
 
-    def _check_params(self, total_weight):
-        check_option(self.strategy, "strategy", STRATEGIES)
-        if isinstance(self.n_bins, str):
-            check_option(self.n_bins, "n_bins", ("auto",))
-            n_bins = _auto_n_bins(total_weight)
-        elif isinstance(self.n_bins, numbers.Integral) and not isinstance(self.n_bins, bool) and self.n_bins >= 1:
-            n_bins = int(self.n_bins)
-        else:
-            raise ValueError(f"n_bins must be a positive integer or 'auto'; got {self.n_bins!r}.")
-        a = self.prior_strength
-        if not isinstance(a, numbers.Real) or not np.isfinite(a) or a < 0:
-            raise ValueError(f"prior_strength must be a finite number >= 0; got {a!r}.")
-        return n_bins, float(a)
-
     def _fit(self, scores, y, sample_weight):
         total = scores.size if sample_weight is None else sample_weight.sum()
-        n_bins, a = self._check_params(total)
+        n_bins = _auto_n_bins(total) if self.n_bins == "auto" else int(self.n_bins)
+        a = float(self.prior_strength)
         if self.strategy == "quantile":
-            edges, weights, positives = equal_frequency_fit(scores, y, sample_weight, n_bins)
+            edges, weights, positives = equal_frequency_fit(
+                scores, y, sample_weight, n_bins, cut_between=True
+            )
         else:
             from ._kernels.binning import uniform_bin_sums
 
             if sample_weight is None:
                 sample_weight = np.ones_like(scores)
-            edges = uniform_edges(n_bins)
-            weights, positives = uniform_bin_sums(scores, y, sample_weight, n_bins)
+            weights, positives, lowest, highest = uniform_bin_sums(
+                scores, y, sample_weight, n_bins
+            )
+            edges = uniform_step_edges(lowest, highest)
         base_rate = positives.sum() / weights.sum()
         with np.errstate(invalid="ignore", divide="ignore"):
             estimates = (positives + a * base_rate) / (weights + a)

@@ -10,7 +10,6 @@ which is Eq. 3 of Naeini & Cooper (2016) with weights. At lam = 0 the fit is the
 beyond the last merge the fit is the isotonic regression.
 """
 
-import numbers
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -19,7 +18,9 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ._binning import sorted_runs
-from ._validation import check_consistent_length, check_option, check_sample_weight, check_scores
+from ._model_averaging import information_criterion
+from ._params import Interval, Options, Real, validate_parameters
+from ._validation import check_consistent_length, check_sample_weight, check_scores
 
 __all__ = ["NearIsotonicPath", "near_isotonic_path", "NearIsotonicRegression"]
 
@@ -117,7 +118,8 @@ class NearIsotonicPath:
         lam = float(lam)
         if not np.isfinite(lam) or lam < 0:
             raise ValueError(f"lam must be a finite number >= 0; got {lam!r}.")
-        return fit_at(self.weights, self.sums, self._grouped_lam[0], self.event_left, self.event_right,
+        return fit_at(self.weights, self.sums, self._grouped_lam[0], self.event_left,
+                      self.event_right,
                       self.event_coef, self.initial_coef, lam)
 
     def n_blocks(self, lam):
@@ -141,6 +143,78 @@ def _runs_for_regression(scores, y, sample_weight):
         return sorted_runs(scores, y, None)
     w = np.ones_like(scores) if sample_weight is None else sample_weight
     return sorted_runs(scores, y, w)
+
+
+def _checked(scores, y, sample_weight):
+    """Validated float64 scores, responses and weights (None when not given)."""
+    s = check_scores(scores)
+    target = check_scores(y, name="y")
+    check_consistent_length(scores=s, y=target)
+    w = None if sample_weight is None else check_sample_weight(sample_weight, s.shape[0])
+    return s, target, w
+
+
+def _path(s, target, w):
+    from ._kernels.neariso import near_isotonic_path as path_kernel
+
+    values, weights, sums = _runs_for_regression(s, target, w)
+    return NearIsotonicPath(values, weights, sums, *path_kernel(weights, sums))
+
+
+def score_path_models(weights, sums, events, event_model, model_lam, criterion, *,
+                      gaussian=None, margin=75.0):
+    """Information criterion of the models of a near-isotonic path that can matter.
+
+    Model t is the fit at the t-th breakpoint ``model_lam[t]`` (see
+    ``_kernels.neariso.group_events``), with df = its number of blocks. Its
+    log-likelihood is Bernoulli (responses in [0, 1], as ENIR) or, with
+    ``gaussian=(ss, variance)``, Gaussian with that variance:
+    -RSS / (2 variance) - n/2 log(2 pi variance). Then ``sums`` must be the sums of
+    the centred responses and ``ss`` their weighted sum of squares.
+
+    Scoring all T models exactly would re-score every moving block at every
+    breakpoint. Instead: the binned fit (each block at its own mean) bounds each
+    model's log-likelihood from above, so it bounds the criterion from below, for all
+    models in O(E). Models whose bound is more than ``margin`` above an exactly
+    scored model cannot reach a relative likelihood of exp(-margin / 2) and get +inf;
+    only the rest are scored exactly. The lam = 0 model reproduces the (pooled)
+    responses and gets +inf too, unless it is the only model. So does a model with a
+    log-likelihood of -inf (a fitted 0 or 1 meeting a label it rules out).
+
+    Returns
+    -------
+    df : int ndarray (T + 1,)
+    criterion : float ndarray (T + 1,), smaller is better.
+    """
+    from ._kernels.neariso import path_models
+
+    n_models, n = model_lam.size, weights.sum()
+
+    def run(evaluate):
+        return path_models(weights, sums, *events[1:], event_model, model_lam, evaluate,
+                           gaussian is not None)
+
+    def score(fit, df):
+        if gaussian is not None:  # fit is ss - RSS
+            ss, variance = gaussian
+            rss = np.maximum(ss - fit, 0.0)
+            fit = -0.5 * rss / variance - 0.5 * n * np.log(2.0 * np.pi * variance)
+        return information_criterion(fit, df, n, criterion)
+
+    df, binned, _ = run(np.zeros(n_models, np.bool_))
+    bound = score(binned, df)
+    if n_models > 1:  # the lam = 0 model reproduces the data: leave it out
+        bound[0] = np.inf
+    first = np.zeros(n_models, np.bool_)
+    first[np.argmin(bound)] = True
+    _, _, fitted = run(first)
+    best = score(fitted[first], df[first])[0]
+    candidates = bound <= best + margin
+    _, _, fitted = run(candidates)
+    out = np.full(n_models, np.inf)
+    out[candidates] = score(fitted[candidates], df[candidates])
+    out[np.isnan(out)] = np.inf  # -inf log-likelihood
+    return df, out
 
 
 def near_isotonic_path(scores, y, sample_weight=None):
@@ -191,15 +265,24 @@ def near_isotonic_path(scores, y, sample_weight=None):
     >>> path.fitted(0.0).tolist(), path.fitted(10.0).tolist()
     ([1.0, 0.0, 1.0], [0.5, 0.5, 1.0])
     """
-    from ._kernels.neariso import near_isotonic_path as path_kernel
+    return _path(*_checked(scores, y, sample_weight))
 
-    s = check_scores(scores)
-    target = check_scores(y, name="y")
-    check_consistent_length(scores=s, y=target)
-    w = None if sample_weight is None else check_sample_weight(sample_weight, s.shape[0])
-    values, weights, sums = _runs_for_regression(s, target, w)
-    events = path_kernel(weights, sums)
-    return NearIsotonicPath(values, weights, sums, *events)
+
+def difference_variance(scores, y, sample_weight=None):
+    """Rice's difference-based estimate of the noise variance of y around a smooth mean.
+
+    With the rows sorted by score (ties kept in their order) and rows of zero weight
+    left out: sum_i (y_(i+1) - y_(i))^2 / (2 (W - 1)), W the total weight. A trend
+    that varies little between neighbouring scores adds little, so no model of the
+    mean is needed. A row of integer weight k counts as k adjacent copies, which add
+    no differences among themselves. NaN when W <= 1.
+    """
+    keep = slice(None) if sample_weight is None else sample_weight > 0
+    order = np.argsort(scores[keep], kind="stable")
+    total = scores[keep].size if sample_weight is None else sample_weight[keep].sum()
+    if total <= 1:
+        return np.nan
+    return float(np.sum(np.diff(y[keep][order]) ** 2) / (2.0 * (total - 1.0)))
 
 
 def interpolate_runs(run_scores, run_values, scores, interpolation):
@@ -212,21 +295,35 @@ def interpolate_runs(run_scores, run_values, scores, interpolation):
 
 
 class NearIsotonicRegression(RegressorMixin, BaseEstimator):
-    """Near-isotonic regression at one penalty ``lam`` (works for real-valued y).
+    """Near-isotonic regression of real-valued y, at a penalty ``lam`` chosen by BIC or given.
 
     The fit follows the ordering of the scores, but pays ``lam`` for each unit
     a fitted value drops between neighbouring scores, instead of forbidding it:
     lam = 0 reproduces the data and a large lam the isotonic regression.
-    :doc:`/book/05_near_isotonic_enir_bbq` derives it.
+    :doc:`/book/05_near_isotonic_enir_bbq` derives it. This is a regressor (any
+    real y, ``score`` is R^2), not one of the calibrators of the shared contract;
+    :class:`~calibbook.ENIR` is the calibrator built on it.
 
     Which calibrator suits your data and classifier: the decision guide,
     :doc:`/book/which_calibrator`.
 
     Parameters
     ----------
-    lam : float, default=1.0
-        Penalty on each decrease between neighbouring fitted values. 0 fits the
-        (pooled) responses; a large value gives the isotonic regression.
+    lam : "bic" or float, default="bic"
+        Penalty on each decrease between neighbouring fitted values. ``"bic"`` picks
+        the model of the near-isotonic path (one per breakpoint) with the smallest
+        Bayesian information criterion, df = its number of blocks (an unbiased
+        estimate of the degrees of freedom, Tibshirani et al. 2011), and penalty
+        df (log n + log 2 pi) with n the total weight. The log-likelihood is
+        Bernoulli when every response is 0 or 1, which is exactly how
+        :class:`~calibbook.ENIR` scores its models; otherwise Gaussian,
+        -RSS / (2 sigma^2) - n/2 log(2 pi sigma^2), with sigma^2 estimated once,
+        before any model, by Rice's difference estimator (a variance fitted with
+        each model would vanish near the saturated end and win there). As in ENIR, the
+        lam = 0 model (the pooled responses) is left out unless it is the only one.
+        A number >= 0 is used as it is; its effect depends on the sample size,
+        since the squared error grows with n and the penalty does not: lam = 1
+        barely regularises a million rows.
     interpolation : {"linear", "step"}, default="linear"
         Between training scores: linear interpolation of the neighbouring fitted
         values, or the value at the training score to the left. Constant beyond
@@ -234,20 +331,26 @@ class NearIsotonicRegression(RegressorMixin, BaseEstimator):
 
     Attributes
     ----------
+    lam_ : float
+        The penalty used: the chosen breakpoint with ``lam="bic"``, else ``lam``.
     path_ : NearIsotonicPath
         The whole path; ``path_.fitted(other_lam)`` reuses it for any penalty.
     fitted_values_ : ndarray (R,)
-        Fit at ``lam`` for each distinct training score ``path_.scores``.
+        Fit at ``lam_`` for each distinct training score ``path_.scores``.
 
     See Also
     --------
     calibbook.near_isotonic_path : The whole path, as a function.
+    calibbook.ENIR : Averages the path's models instead of picking one.
     calibbook.IsotonicCalibration : The limit of a large penalty.
 
     References
     ----------
     Tibshirani, Hoefling & Tibshirani, "Nearly-isotonic regression",
-    Technometrics 53 (2011).
+    Technometrics 53 (2011); Schwarz, "Estimating the dimension of a model",
+    Annals of Statistics 6 (1978); Rice, "Bandwidth choice for nonparametric
+    regression", Annals of Statistics 12 (1984); Naeini & Cooper, ICDM 2016,
+    Section III-B.
 
     Examples
     --------
@@ -255,14 +358,21 @@ class NearIsotonicRegression(RegressorMixin, BaseEstimator):
     >>> reg = NearIsotonicRegression(lam=0.25).fit([1, 2, 3, 4], [0.0, 1.0, 0.0, 1.0])
     >>> reg.fitted_values_.round(3).tolist()
     [0.0, 0.75, 0.25, 1.0]
+    >>> NearIsotonicRegression().fit([1, 2, 3, 4], [0.0, 1.0, 0.0, 1.0]).lam_  # by BIC
+    0.5
     """
 
-    def __init__(self, lam=1.0, interpolation="linear"):
+    _parameter_constraints = {
+        "lam": [Interval(Real, 0, None), Options("bic")],
+        "interpolation": [Options("linear", "step")],
+    }
+
+    def __init__(self, *, lam="bic", interpolation="linear"):
         self.lam = lam
         self.interpolation = interpolation
 
     def fit(self, scores, y, sample_weight=None):
-        """Fit the path and evaluate it at ``lam``.
+        """Fit the path and evaluate it at ``lam`` (or at the breakpoint BIC picks).
 
         Parameters
         ----------
@@ -283,12 +393,35 @@ class NearIsotonicRegression(RegressorMixin, BaseEstimator):
             If ``lam`` or ``interpolation`` is invalid, or the data are (as in
             :func:`calibbook.near_isotonic_path`).
         """
-        check_option(self.interpolation, "interpolation", ("linear", "step"))
-        if not isinstance(self.lam, numbers.Real) or not np.isfinite(self.lam) or self.lam < 0:
-            raise ValueError(f"lam must be a finite number >= 0; got {self.lam!r}.")
-        self.path_ = near_isotonic_path(scores, y, sample_weight)
-        self.fitted_values_ = self.path_.fitted(self.lam)
+        validate_parameters(self)
+        s, target, w = _checked(scores, y, sample_weight)
+        self.path_ = _path(s, target, w)
+        self.lam_ = self._bic_lam(s, target, w) if self.lam == "bic" else float(self.lam)
+        self.fitted_values_ = self.path_.fitted(self.lam_)
         return self
+
+    def _bic_lam(self, scores, y, sample_weight):
+        """The breakpoint of the path whose model has the smallest BIC."""
+        from ._kernels.neariso import group_events
+
+        path = self.path_
+        events = (path.event_lam, path.event_left, path.event_right, path.event_coef,
+                  path.initial_coef)
+        event_model, model_lam = group_events(path.event_lam, 1e-12)
+        sums, gaussian = path.sums, None
+        if not np.all((y == 0.0) | (y == 1.0)):
+            variance = difference_variance(scores, y, sample_weight)
+            if not variance > 0:  # y constant: every model is the same
+                return float(model_lam[-1])
+            w = np.ones_like(y) if sample_weight is None else sample_weight
+            mean = np.sum(w * y) / path.weights.sum()
+            sums = sums - path.weights * mean  # centred: the squared errors lose less to rounding
+            gaussian = (float(np.sum(w * (y - mean) ** 2)), variance)
+        _, ic = score_path_models(path.weights, sums, events, event_model, model_lam, "bic",
+                                  gaussian=gaussian)
+        if not (ic < np.inf).any():  # no model with a finite criterion: the isotonic end
+            return float(model_lam[-1])
+        return float(model_lam[np.argmin(ic)])
 
     def predict(self, scores):
         """Fitted values at new scores.

@@ -28,18 +28,21 @@ def brute_enir(s, y, w, criterion="bic"):
     for lam in lams:
         fit = np.clip(path.fitted(lam), 0.0, 1.0)
         with np.errstate(divide="ignore", invalid="ignore"):
-            ll = np.sum(np.where(S > 0, S * np.log(fit), 0.0) + np.where(W - S > 0, (W - S) * np.log1p(-fit), 0.0))
+            ll = np.sum(np.where(S > 0, S * np.log(fit), 0.0)
+                        + np.where(W - S > 0, (W - S) * np.log1p(-fit), 0.0))
         starts = np.flatnonzero(np.concatenate(([True], fit[1:] != fit[:-1])))
         ends = np.append(starts[1:], fit.size)
         smooth = np.empty_like(fit)
         for a, b in zip(starts, ends):
-            cnt, o, e = W[a:b].sum(), S[a:b].sum() / W[a:b].sum(), np.sum(W[a:b] * x[a:b]) / W[a:b].sum()
+            cnt = W[a:b].sum()
+            o, e = S[a:b].sum() / cnt, np.sum(W[a:b] * x[a:b]) / cnt
             strength = 1 - abs(o - e)
             smooth[a:b] = (cnt * fit[a] + e * strength) / (cnt + strength)
         values.append(smooth)
         scores.append(information_criterion(ll, starts.size, W.sum(), criterion))
     scores = np.array(scores)
-    rel = np.where(np.isfinite(scores), np.exp(-(scores - scores[np.isfinite(scores)].min()) / 2), 0.0)
+    finite = np.isfinite(scores)
+    rel = np.where(finite, np.exp(-(scores - scores[finite].min()) / 2), 0.0)
     rel /= rel.sum()
     run_values = np.sum(rel[:, None] * np.array(values), axis=0)
     return lambda q: np.interp(q, x, run_values)
@@ -75,9 +78,10 @@ def brute_bbq(s, y, w, strength=2.0, clip=0.005):
     wts /= wts.sum()
 
     def predict(q):
-        return sum(wt * est[np.searchsorted(cuts, q, side="right")] for wt, (cuts, est) in zip(wts, models))
+        return sum(wt * est[np.searchsorted(cuts, q, side="right")]
+                   for wt, (cuts, est) in zip(wts, models))
 
-    return predict, wts
+    return predict, wts, np.arange(b_min, b_max + 1)
 
 
 def random_case(seed, n_max=120):
@@ -108,11 +112,15 @@ def test_enir_equals_brute_force(seed, criterion):
 def test_bbq_equals_brute_force(seed):
     s, y, w = random_case(seed, n_max=80)
     cal = BBQ().fit(s, y, sample_weight=w)
-    predict, weights = brute_bbq(s, y, w)
+    predict, weights, n_bins = brute_bbq(s, y, w)
     probe = np.concatenate([s, np.linspace(0, 1, 41)])
     np.testing.assert_allclose(cal.predict(probe), predict(probe), atol=1e-9)
     assert cal.model_weights_.sum() == pytest.approx(1.0)
-    np.testing.assert_allclose(np.sort(cal.model_weights_), np.sort(weights[weights > 0]), atol=1e-12)
+    np.testing.assert_allclose(cal.model_weights_, weights[weights > 0], atol=1e-12)
+    np.testing.assert_array_equal(cal.model_n_bins_, n_bins[weights > 0])
+    # the averaged map is one step function over the union of the models' cuts
+    ids = np.searchsorted(cal.bin_edges_, probe, side="right")
+    np.testing.assert_array_equal(cal.predict(probe), cal.bin_estimates_[ids])
 
 
 def test_enir_recovers_a_non_monotone_map_where_isotonic_cannot():
@@ -176,8 +184,10 @@ def test_probabilities_required(make):
         (ENIR, dict(prune_alpha=0.01), "prune_alpha"),
         (ENIR, dict(prune="window"), "prune_alpha"),
         (ENIR, dict(prune="occam"), "prune"),
+        (ENIR, dict(prune="window", prune_alpha=1.0), "prune_alpha"),
         (BBQ, dict(prune="Elbow"), "prune"),
         (BBQ, dict(prior_strength=0.0), "prior_strength"),
+        (BBQ, dict(prune=None, prune_alpha=0.1), "prune_alpha"),
         (BBQ, dict(prune="elbow", prune_alpha=-0.5), "prune_alpha"),
         (BBQ, dict(prior_clip=0.7), "prior_clip"),
     ],
@@ -244,3 +254,39 @@ def test_elbow_default_alpha_is_the_reference_one(make, alpha):
     b = make(prune="elbow", prune_alpha=alpha).fit(s, y)
     np.testing.assert_array_equal(a.model_weights_, b.model_weights_)
     np.testing.assert_array_equal(a.predict(s), b.predict(s))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    n=st.integers(2, 60),
+    steps=st.sampled_from([4, 10, 1000]),
+    data=st.data(),
+)
+def test_bbq_rounding_never_changes_a_training_prediction(n, steps, data):
+    # scores from a grid: ties are common and distinct scores lie far apart
+    k = np.array(data.draw(st.lists(st.integers(0, steps), min_size=n, max_size=n)))
+    s = k / steps
+    y = np.array(data.draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)), dtype=float)
+    y[0], y[1] = 0, 1
+    cal = BBQ().fit(s, y)
+    assert not np.isin(cal.bin_edges_, s).any()  # no edge of the averaged map on a score
+    at_scores = cal.predict(s)
+    for factor in (1 - 4e-16, 1 + 4e-16):
+        np.testing.assert_array_equal(cal.predict(np.clip(s * factor, 0, 1)), at_scores)
+
+
+def test_ensembles_share_one_model_averaging_module():
+    from calibbook import _model_averaging, bbq, enir
+
+    for name in ("relative_likelihoods", "pruning_alpha", "check_pruning"):
+        assert getattr(bbq, name) is getattr(_model_averaging, name)
+        assert getattr(enir, name) is getattr(_model_averaging, name)
+    # the public names stay where the API reference documents them
+    for name in ("relative_likelihoods", "information_criterion", "elbow_keep"):
+        assert name in enir.__all__ and getattr(enir, name) is getattr(_model_averaging, name)
+
+
+@pytest.mark.parametrize("make", [ENIR, BBQ])
+def test_constructor_is_keyword_only(make):
+    with pytest.raises(TypeError):
+        make("bic" if make is ENIR else 2.0)

@@ -22,39 +22,73 @@ def brute_nearest_fill(est, weight):
     return out
 
 
+def brute_midpoint(a, b):
+    """A cut strictly between scores a < b: their midpoint, else b (adjacent floats)."""
+    m = 0.5 * a + 0.5 * b
+    return m if m > a else b
+
+
 def brute_histogram_binning(s, y, w, n_bins, strategy, prior=0.0):
-    """Edges and per-bin estimates straight from the definitions (O(N^2))."""
+    """Edges and per-bin estimates straight from the definitions (O(N^2)).
+
+    The rows fall in the papers' bins (equal-frequency or [k/K, (k+1)/K)); then the edges
+    move off the training scores: between two consecutive distinct training scores a < b,
+    the edges there split (a, b) evenly (0 and 1 stand in beyond the scores, uniform only).
+    """
     keep = w > 0
     s, y, w = s[keep], y[keep], w[keep]
     total = w.sum()
     if strategy == "uniform":
-        edges = np.linspace(0, 1, n_bins + 1)[1:-1]
+        paper_edges = np.linspace(0, 1, n_bins + 1)[1:-1]
     else:
-        edges = []
+        paper_edges = []
         for k in range(1, n_bins):
             cand = [v for v in s if w[s < v].sum() >= k * total / n_bins]
-            edges.append(min(cand) if cand else np.inf)
-        edges = np.array(edges)
+            paper_edges.append(min(cand) if cand else np.inf)
+        paper_edges = np.array(paper_edges)
+
+    def paper_bin(x):
+        return sum(e <= x for e in paper_edges)
+
+    ids = np.array([paper_bin(v) for v in s], dtype=int)
+    if strategy == "quantile":  # each finite edge: midpoint with the largest score below it
+        edges = np.array([e if not np.isfinite(e) else brute_midpoint(s[s < e].max(), e)
+                          for e in paper_edges])
+    else:
+        below = [s[ids <= j].max() if (ids <= j).any() else 0.0 for j in range(n_bins - 1)]
+        above = [s[ids > j].min() if (ids > j).any() else 1.0 for j in range(n_bins - 1)]
+        gaps = list(zip(below, above))
+        edges = []
+        for j, (a, b) in enumerate(gaps):
+            t = (gaps[:j].count((a, b)) + 1) / (gaps.count((a, b)) + 1.0)
+            e = min((1.0 - t) * a + t * b, b)
+            edges.append(e if e > a else b)
+        edges = np.maximum.accumulate(edges) if edges else np.array([])
 
     def bin_of(x):
         return sum(e <= x for e in edges)
 
+    assert [bin_of(v) for v in s] == ids.tolist()  # the training rows keep the papers' bins
     weight, pos = np.zeros(n_bins), np.zeros(n_bins)
-    for si, yi, wi in zip(s, y, w):
-        weight[bin_of(si)] += wi
-        pos[bin_of(si)] += wi * yi
+    for k, yi, wi in zip(ids, y, w):
+        weight[k] += wi
+        pos[k] += wi * yi
     rate = pos.sum() / weight.sum()
     with np.errstate(invalid="ignore", divide="ignore"):
         est = (pos + prior * rate) / (weight + prior)
     est = brute_nearest_fill(est, weight)
-    return edges, weight, est, lambda xs: np.array([est[bin_of(x)] for x in xs])
+    def predict(xs):
+        return np.array([est[bin_of(x)] for x in xs])
+
+    return np.asarray(edges, dtype=float), weight, est, predict
 
 
 @st.composite
 def calibration_data(draw):
     n = draw(st.integers(2, 50))
     if draw(st.booleans()):
-        pool = draw(st.lists(st.sampled_from([0.0, 0.05, 0.3, 0.31, 0.5, 0.8, 1.0]), min_size=1, max_size=5))
+        values = st.sampled_from([0.0, 0.05, 0.3, 0.31, 0.5, 0.8, 1.0])
+        pool = draw(st.lists(values, min_size=1, max_size=5))
         s = np.array(draw(st.lists(st.sampled_from(pool), min_size=n, max_size=n)))
     else:
         s = np.array(draw(st.lists(st.floats(0, 1), min_size=n, max_size=n)))
@@ -88,7 +122,8 @@ def test_integer_weights_equal_repeated_rows(strategy, data, n_bins):
     s, y, w = data
     reps = w.astype(int)
     a = HistogramBinning(n_bins=n_bins, strategy=strategy).fit(s, y, w)
-    b = HistogramBinning(n_bins=n_bins, strategy=strategy).fit(np.repeat(s, reps), np.repeat(y, reps))
+    b = HistogramBinning(n_bins=n_bins, strategy=strategy)
+    b.fit(np.repeat(s, reps), np.repeat(y, reps))
     np.testing.assert_array_equal(a.bin_edges_, b.bin_edges_)
     np.testing.assert_allclose(a.bin_estimates_, b.bin_estimates_, atol=1e-12)
 
@@ -131,8 +166,24 @@ def test_empty_uniform_bin_predicts_nearest_non_empty_bin():
 
 def test_hand_worked_example():
     cal = HistogramBinning(n_bins=2).fit([0.1, 0.2, 0.7, 0.9], [0, 1, 1, 1])
-    assert cal.bin_edges_.tolist() == [0.7]
-    assert cal.predict([0.15, 0.8, -5.0, 5.0]).tolist() == [0.5, 1.0, 0.5, 1.0]
+    # the paper's edge is 0.7, the smallest score of the upper bin; the step map cuts at
+    # the midpoint of 0.2 and 0.7 instead
+    np.testing.assert_allclose(cal.bin_edges_, [0.45], rtol=1e-15)
+    probe = [0.15, 0.44, 0.46, 0.8, -5.0, 5.0]
+    assert cal.predict(probe).tolist() == [0.5, 0.5, 1.0, 1.0, 0.5, 1.0]
+
+
+def test_uniform_edges_by_hand():
+    # K = 5: bins [0, .2), [.2, .4), ...; rows in bins 0, 1 and 4, bins 2 and 3 empty.
+    # 0.2 sits on the paper's edge 1/5 and stays in bin 1.
+    s = np.array([0.05, 0.1, 0.2, 0.3, 0.9])
+    cal = HistogramBinning(n_bins=5, strategy="uniform").fit(s, [0, 0, 1, 0, 1])
+    assert cal.bin_weights_.tolist() == [2, 2, 0, 0, 1]
+    # edge 1: midpoint of 0.1 and 0.2; edges 2, 3, 4 split (0.3, 0.9) into four parts
+    np.testing.assert_allclose(cal.bin_edges_, [0.15, 0.45, 0.6, 0.75])
+    assert cal.predict([0.2, 0.2 * (1 - 4e-16), 0.1, 0.1 * (1 + 4e-16)]).tolist() == [
+        0.5, 0.5, 0.0, 0.0,
+    ]
 
 
 def test_uniform_rejects_scores_outside_unit_interval_with_advice():
@@ -162,3 +213,63 @@ def test_contract(strategy):
     s = rng.uniform(size=200)
     y = (rng.uniform(size=200) < s).astype(int)
     check_calibrator_contract(HistogramBinning(n_bins=7, strategy=strategy), s, y)
+
+
+@st.composite
+def grid_scores(draw, lo=0.0, hi=1.0):
+    """Scores from a grid (so ties are common and distinct scores lie far apart) and labels."""
+    n = draw(st.integers(2, 40))
+    steps = draw(st.sampled_from([4, 10, 1000]))
+    k = np.array(draw(st.lists(st.integers(0, steps), min_size=n, max_size=n)))
+    s = lo + (hi - lo) * k / steps
+    y = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)), dtype=float)
+    y[0], y[1] = 0, 1
+    return s, y
+
+
+def perturbed(s, lo=-np.inf, hi=np.inf):
+    """The scores times (1 - 4e-16) and (1 + 4e-16): a rounding-level change, as between a
+    classifier's decision_function on a batch and on one row."""
+    return [np.clip(s * (1.0 - 4e-16), lo, hi), np.clip(s * (1.0 + 4e-16), lo, hi)]
+
+
+@pytest.mark.parametrize("strategy", ["quantile", "uniform"])
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), n_bins=st.integers(1, 12))
+def test_rounding_never_moves_a_training_score_to_another_bin(strategy, data, n_bins):
+    if strategy == "uniform":
+        s, y = data.draw(grid_scores())
+        bounds = (0.0, 1.0)
+    else:
+        s, y = data.draw(grid_scores(lo=-7.3, hi=5.1))  # any real scores
+        bounds = (-np.inf, np.inf)
+    cal = HistogramBinning(n_bins=n_bins, strategy=strategy).fit(s, y)
+    assert not np.isin(cal.bin_edges_, s).any()  # no edge on a training score
+    at_scores = cal.predict(s)
+    for moved in perturbed(s, *bounds):
+        np.testing.assert_array_equal(cal.predict(moved), at_scores)
+
+
+def test_issue_reproduction_row_alone_equals_batch():
+    """Issue 17, item 4: a row predicted alone differed from the batch by up to 0.24."""
+    from sklearn.linear_model import LogisticRegression
+
+    from calibbook import CalibratedClassifier
+
+    r = np.random.RandomState(0)
+    X = 3 * r.uniform(size=(60, 3))
+    y = X[:, 0] + r.normal(size=60) > 1.5
+    clf = CalibratedClassifier(LogisticRegression(), method="histogram", cv=3).fit(X, y)
+    batch = clf.predict_proba(X)[:, 1]
+    assert clf.predict_proba(X[35:36])[0, 1] == batch[35]
+    alone = np.array([clf.predict_proba(X[i : i + 1])[0, 1] for i in range(len(X))])
+    np.testing.assert_array_equal(alone, batch)
+    # the cause, whatever the BLAS: an edge on a score of the calibration fold
+    for pair in clf.calibrated_classifiers_:
+        edges = pair.calibrators[0].bin_edges_
+        assert not np.isin(edges, pair.estimator.decision_function(X)).any()
+
+
+def test_constructor_is_keyword_only():
+    with pytest.raises(TypeError):
+        HistogramBinning(10)

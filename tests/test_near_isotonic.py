@@ -29,7 +29,11 @@ def test_matches_convex_solver(seed):
     rng = np.random.default_rng(seed)
     n = int(rng.integers(2, 30))
     kind = seed % 3
-    y = [rng.integers(0, 2, size=n).astype(float), rng.normal(size=n), rng.choice([0.0, 0.5, 1.0], size=n)][kind]
+    y = [
+        rng.integers(0, 2, size=n).astype(float),
+        rng.normal(size=n),
+        rng.choice([0.0, 0.5, 1.0], size=n),
+    ][kind]
     w = rng.integers(1, 4, size=n).astype(float) if seed % 2 else np.ones(n)
     path = near_isotonic_path(np.arange(n), y, w)
     lams = [0.03, 0.2, 0.7, 2.0, 10.0]
@@ -106,7 +110,8 @@ def test_estimator_interpolates_the_path():
     reg = NearIsotonicRegression(lam=0.25).fit([1, 2, 3, 4], [0.0, 1.0, 0.0, 1.0])
     np.testing.assert_allclose(reg.fitted_values_, [0.0, 0.75, 0.25, 1.0])
     np.testing.assert_allclose(reg.predict([1.5, 0.0, 9.0]), [0.375, 0.0, 1.0])
-    step = NearIsotonicRegression(lam=0.25, interpolation="step").fit([1, 2, 3, 4], [0.0, 1.0, 0.0, 1.0])
+    step = NearIsotonicRegression(lam=0.25, interpolation="step")
+    step.fit([1, 2, 3, 4], [0.0, 1.0, 0.0, 1.0])
     np.testing.assert_allclose(step.predict([1.5, 2.5]), [0.0, 0.75])
 
 
@@ -125,7 +130,103 @@ def test_bad_input(kwargs, message):
         near_isotonic_path(**kwargs)
 
 
-@pytest.mark.parametrize("lam", [-1.0, np.nan, "big"])
+@pytest.mark.parametrize("lam", [-1.0, np.nan, "big", "aic", None, True])
 def test_bad_lambda(lam):
-    with pytest.raises(ValueError, match="lam"):
+    with pytest.raises(ValueError, match="lam must be"):
         NearIsotonicRegression(lam=lam).fit([0.0, 1.0], [0.0, 1.0])
+
+
+def test_bad_interpolation_and_keyword_only():
+    with pytest.raises(ValueError, match="interpolation must be"):
+        NearIsotonicRegression(interpolation="cubic").fit([0.0, 1.0], [0.0, 1.0])
+    with pytest.raises(TypeError):
+        NearIsotonicRegression(0.5)
+
+
+# ------------------------------------------------------------------ lam="bic"
+def brute_bic(path, s, y, w, lam):
+    """BIC of the path's fit at ``lam``, from the rows (expanded by their integer weights):
+    Bernoulli log-likelihood for 0/1 responses, else Gaussian with Rice's variance."""
+    s, y = np.repeat(s, w.astype(int)), np.repeat(y, w.astype(int))
+    n = s.size
+    fit = path.fitted(lam)
+    p = fit[np.searchsorted(path.scores, s)]
+    if set(np.unique(y)) <= {0.0, 1.0}:
+        p = np.clip(p, 0.0, 1.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            terms = np.where(y == 1, np.log(p), np.log1p(-p))
+        loglik = terms.sum()
+    else:
+        variance = np.sum(np.diff(y[np.argsort(s, kind="stable")]) ** 2) / (2 * (n - 1))
+        loglik = -np.sum((y - p) ** 2) / (2 * variance) - n / 2 * np.log(2 * np.pi * variance)
+    df = 1 + np.count_nonzero(np.diff(fit))
+    return -2 * loglik + df * (np.log(n) + np.log(2 * np.pi))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_bic_picks_the_best_model_of_the_path(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 60))
+    s = rng.integers(0, n, size=n) / n if seed % 3 == 0 else rng.uniform(size=n)  # ties or not
+    truth = 0.5 + 0.4 * np.sin(3 * np.pi * s)
+    if seed % 2:
+        y = (rng.uniform(size=n) < truth).astype(float)
+    else:
+        y = truth + 0.3 * rng.normal(size=n)
+    w = rng.integers(0, 4, size=n).astype(float) if seed % 4 == 1 else np.ones(n)
+    w[:2] = 1.0
+    reg = NearIsotonicRegression().fit(s, y, sample_weight=w)
+    path = near_isotonic_path(s, y, w)
+    candidates = path.breakpoints[1:] if path.breakpoints.size > 1 else path.breakpoints
+    scores = np.array([brute_bic(path, s, y, w, lam) for lam in candidates])
+    assert reg.lam_ in candidates
+    chosen = brute_bic(path, s, y, w, reg.lam_)
+    assert chosen <= scores.min() + 1e-9 * max(1.0, abs(scores.min()))
+    np.testing.assert_allclose(reg.fitted_values_, path.fitted(reg.lam_))
+
+
+def test_bic_by_hand():
+    # y = 0, 1, 0, 1: one breakpoint (0.5), where the middle pair fuses at 0.5; lam = 0,
+    # the data themselves, is left out, as in ENIR
+    reg = NearIsotonicRegression().fit([1, 2, 3, 4], [0.0, 1.0, 0.0, 1.0])
+    assert reg.lam_ == 0.5
+    np.testing.assert_allclose(reg.fitted_values_, [0.0, 0.5, 0.5, 1.0])
+    # already isotonic: the path has one model, the data
+    assert NearIsotonicRegression().fit([1, 2, 3], [0.0, 0.5, 2.0]).lam_ == 0.0
+    # a constant response: every model is the same
+    assert NearIsotonicRegression().fit([1, 2, 3], [0.3, 0.3, 0.3]).fitted_values_.tolist() == [
+        0.3, 0.3, 0.3,
+    ]
+
+
+def test_a_number_is_used_as_given():
+    reg = NearIsotonicRegression(lam=0.25).fit([1, 2, 3, 4], [0.0, 1.0, 0.0, 1.0])
+    assert reg.lam_ == 0.25
+
+
+@pytest.mark.parametrize("binary", [True, False])
+def test_default_regularises_at_large_n(binary):
+    # issue 17, item 12: lam = 1 barely regularises many rows; BIC lands near the
+    # isotonic fit on monotone data
+    rng = np.random.default_rng(0)
+    n = 50_000
+    s = rng.uniform(size=n)
+    y = (rng.uniform(size=n) < s).astype(float) if binary else s + rng.normal(size=n)
+    grid = np.linspace(0.02, 0.98, 200)
+    iso = IsotonicRegression(out_of_bounds="clip").fit(s, y).predict(grid)
+    err = {lam: np.abs(NearIsotonicRegression(lam=lam).fit(s, y).predict(grid) - grid).mean()
+           for lam in ("bic", 1.0)}
+    iso_err = np.abs(iso - grid).mean()
+    assert err["bic"] < 1.5 * iso_err < err[1.0]
+
+
+def test_bic_follows_a_non_monotone_truth():
+    rng = np.random.default_rng(0)
+    s = rng.uniform(size=4000)
+    truth = 0.5 + 0.4 * np.sin(3 * np.pi * s)
+    y = (rng.uniform(size=s.size) < truth).astype(float)
+    grid = np.linspace(0.05, 0.95, 50)
+    true_grid = 0.5 + 0.4 * np.sin(3 * np.pi * grid)
+    nir = np.abs(NearIsotonicRegression().fit(s, y).predict(grid) - true_grid).mean()
+    iso = np.abs(IsotonicRegression().fit(s, y).predict(grid) - true_grid).mean()
+    assert nir < 0.06 < iso

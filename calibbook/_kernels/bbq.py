@@ -1,9 +1,11 @@
-"""Bayesian binning into quantiles: every equal-frequency binning scored by its marginal likelihood."""
+"""BBQ: each equal-frequency binning scored by its marginal likelihood."""
 
 import math
 
 import numpy as np
 from numba import njit
+
+from .binning import midpoint
 
 
 @njit(cache=True)
@@ -15,6 +17,7 @@ def bbq_models(run_values, run_weights, run_positives, b_min, b_max, strength, p
     Beta(C p_j, C (1 - p_j)) prior, C = ``strength``, whose mean p_j is the middle
     of the bin's score interval (cut points halfway between neighbouring bins'
     extreme scores, the outer ends at 0 and 1), clipped to [prior_clip, 1 - prior_clip].
+    So no cut lies on a training score.
     Prefix sums make each binning cost O(B log R).
 
     Returns
@@ -51,7 +54,8 @@ def bbq_models(run_values, run_weights, run_positives, b_min, b_max, strength, p
         n_bins = 1
         for k in range(1, b):
             target = k * total / b
-            r = np.searchsorted(below[:n_runs], target, side="left")  # first run with below >= target
+            # first run with below >= target
+            r = np.searchsorted(below[:n_runs], target, side="left")
             if r < n_runs and r > starts[n_bins - 1]:
                 starts[n_bins] = r
                 n_bins += 1
@@ -59,8 +63,8 @@ def bbq_models(run_values, run_weights, run_positives, b_min, b_max, strength, p
         score = 0.0
         for j in range(n_bins):
             lo_r, hi_r = starts[j], starts[j + 1]
-            lower = 0.0 if j == 0 else 0.5 * (run_values[lo_r - 1] + run_values[lo_r])
-            upper = 1.0 if j == n_bins - 1 else 0.5 * (run_values[hi_r - 1] + run_values[hi_r])
+            lower = 0.0 if j == 0 else midpoint(run_values[lo_r - 1], run_values[lo_r])
+            upper = 1.0 if j == n_bins - 1 else midpoint(run_values[hi_r - 1], run_values[hi_r])
             p = min(max(0.5 * (lower + upper), prior_clip), 1.0 - prior_clip)
             n = below[hi_r] - below[lo_r]
             n1 = pos_below[hi_r] - pos_below[lo_r]
@@ -91,7 +95,10 @@ def average_step_functions(offsets, cuts, estimates, model_weight, grid):
         lo, hi = offsets[m], offsets[m + 1]
         for j in range(lo, hi):
             first = 0 if j == lo else np.searchsorted(grid, cuts[j], side="left") + 1
-            last = grid.shape[0] + 1 if j == hi - 1 else np.searchsorted(grid, cuts[j + 1], side="left") + 1
+            if j == hi - 1:
+                last = grid.shape[0] + 1
+            else:
+                last = np.searchsorted(grid, cuts[j + 1], side="left") + 1
             diff[first] += w * estimates[j]
             diff[last] -= w * estimates[j]
     out = np.empty(grid.shape[0] + 1, np.float64)

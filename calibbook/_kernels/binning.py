@@ -41,15 +41,30 @@ def equal_frequency_bins(weights, positives, n_bins):
 
 
 @njit(cache=True)
-def uniform_bin_sums(scores, labels, weights, n_bins):
-    """Weight and positive weight per equal-width bin of [0, 1] (bin k = [k/K, (k+1)/K)).
+def midpoint(a, b):
+    """A cut between the scores a < b: their midpoint, or b if they are adjacent floats.
 
-    Bin membership agrees exactly with ``np.linspace(0, 1, K + 1)`` as edges, which
-    ``floor(s * K)`` alone does not (0.3 * 10 rounds up, linspace's 0.3 rounds up too).
+    Adjacent floats have no float strictly between them, and the rounded midpoint
+    lands on a or b; b keeps a below the cut and b above it, as a bin's rows are.
+    """
+    m = 0.5 * a + 0.5 * b  # 0.5 * (a + b) overflows for |a|, |b| near the largest float
+    return m if m > a else b
+
+
+@njit(cache=True)
+def uniform_bin_sums(scores, labels, weights, n_bins):
+    """Weight, positive weight, smallest and largest score per equal-width bin of [0, 1].
+
+    Bin k = [k/K, (k+1)/K). Bin membership agrees exactly with ``np.linspace(0, 1, K + 1)``
+    as edges, which ``floor(s * K)`` alone does not (0.3 * 10 rounds up, linspace's 0.3
+    rounds up too). Rows of zero weight are absent: they count in no bin's scores
+    (an empty bin has smallest score +inf and largest -inf).
     """
     edges = np.linspace(0.0, 1.0, n_bins + 1)
     bin_weight = np.zeros(n_bins, np.float64)
     bin_positive = np.zeros(n_bins, np.float64)
+    bin_min = np.full(n_bins, np.inf)
+    bin_max = np.full(n_bins, -np.inf)
     for i in range(scores.shape[0]):
         s = scores[i]
         k = min(int(s * n_bins), n_bins - 1)
@@ -59,7 +74,10 @@ def uniform_bin_sums(scores, labels, weights, n_bins):
             k += 1
         bin_weight[k] += weights[i]
         bin_positive[k] += weights[i] * labels[i]
-    return bin_weight, bin_positive
+        if weights[i] > 0.0:
+            bin_min[k] = min(bin_min[k], s)
+            bin_max[k] = max(bin_max[k], s)
+    return bin_weight, bin_positive, bin_min, bin_max
 
 
 @njit(cache=True)
@@ -97,13 +115,15 @@ def bin_index(edges, x):
     out = np.empty(x.shape[0], np.int64)
     lo = edges[0] if n_edges else 0.0
     hi = edges[n_edges - 1] if n_edges else 0.0
-    if n_edges < 8 or x.shape[0] < 4 * n_edges or not (np.isfinite(lo) and np.isfinite(hi) and hi > lo):
+    degenerate = not (np.isfinite(lo) and np.isfinite(hi) and hi > lo)
+    if n_edges < 8 or x.shape[0] < 4 * n_edges or degenerate:
         for i in range(x.shape[0]):  # few queries or degenerate edges: plain binary search
             out[i] = count_at_or_below(edges, x[i])
         return out
     n_buckets = min(4 * n_edges, 1 << 20)
     scale = n_buckets / (hi - lo)
-    if not (np.isfinite(scale) and np.isfinite(hi - lo)):  # edges a few ulps apart, or a range that overflows
+    # edges a few ulps apart, or a range that overflows
+    if not (np.isfinite(scale) and np.isfinite(hi - lo)):
         for i in range(x.shape[0]):
             out[i] = count_at_or_below(edges, x[i])
         return out

@@ -214,6 +214,19 @@ def _block_loglik(pos, neg, v):
 
 
 @njit(cache=True)
+def _block_term(S, W, v, gaussian):
+    """A block's share of the fit's quality when it predicts v, larger is better.
+
+    Bernoulli: its log-likelihood. Gaussian: v (2 S - W v), which is minus its
+    squared error sum_i w_i (y_i - v)^2 up to sum_i w_i y_i^2, a constant of the data.
+    Either way S / W, the block's mean, maximises it.
+    """
+    if gaussian:
+        return v * (2.0 * S - W * v)
+    return _block_loglik(S, W - S, v)
+
+
+@njit(cache=True)
 def group_events(event_lam, rel_tol):
     """Model index of each merge event, and the lambda of each model.
 
@@ -238,9 +251,9 @@ def group_events(event_lam, rel_tol):
 
 
 @njit(cache=True)
-def _add_block(h, W, S, coef, moving, where, n_moving, static, binned):
+def _add_block(h, W, S, coef, moving, where, n_moving, static, binned, gaussian):
     """Count block h in the running sums: the moving list if its value moves, else `static`."""
-    own = _block_loglik(S[h], W[h] - S[h], S[h] / W[h])
+    own = _block_term(S[h], W[h], S[h] / W[h], gaussian)
     if coef[h] != 0.0:
         moving[n_moving] = h
         where[h] = n_moving
@@ -252,16 +265,20 @@ def _add_block(h, W, S, coef, moving, where, n_moving, static, binned):
 
 @njit(cache=True)
 def path_models(weights, sums, event_left, event_right, event_coef, initial_coef,
-                event_model, model_lam, evaluate):
-    """Number of blocks and Bernoulli log-likelihoods of every model of the path (binary y).
+                event_model, model_lam, evaluate, gaussian=False):
+    """Number of blocks and goodness of fit of every model of the path.
+
+    The goodness of fit is the sum of ``_block_term`` over the blocks: the Bernoulli
+    log-likelihood (y in [0, 1]), or with ``gaussian`` minus the squared error up to
+    the constant sum_i w_i y_i^2.
 
     Returns
     -------
     model_blocks : (T + 1,) number of blocks (df) of each model.
-    binned_loglik : (T + 1,) log-likelihood with each block at its own fraction of
-        positives: the maximum over the model's binning, an upper bound on the
-        next one. Kept up to date in O(1) per merge.
-    fitted_loglik : (T + 1,) log-likelihood of the near-isotonic values themselves,
+    binned_loglik : (T + 1,) goodness of fit with each block at its own mean
+        (fraction of positives): the maximum over the model's binning, an upper
+        bound on the next one. Kept up to date in O(1) per merge.
+    fitted_loglik : (T + 1,) goodness of fit of the near-isotonic values themselves,
         for the models with ``evaluate[t]`` (NaN for the others). Blocks whose value
         moves with lam are re-scored at each evaluated model; the others keep their
         value S / W and sit in a running sum.
@@ -278,7 +295,8 @@ def path_models(weights, sums, event_left, event_right, event_coef, initial_coef
     static = 0.0  # fitted log-likelihood of the blocks that do not move
     binned = 0.0  # binned log-likelihood of all blocks
     for h in range(n):
-        n_moving, static, binned = _add_block(h, W, S, coef, moving, where, n_moving, static, binned)
+        n_moving, static, binned = _add_block(h, W, S, coef, moving, where, n_moving, static,
+                                              binned, gaussian)
     model_blocks = np.empty(n_models, np.int64)
     binned_loglik = np.empty(n_models, np.float64)
     fitted_loglik = np.full(n_models, np.nan)
@@ -288,7 +306,7 @@ def path_models(weights, sums, event_left, event_right, event_coef, initial_coef
         while k < n_events and event_model[k] == t:
             h, g = event_left[k], event_right[k]
             for b in (h, g):  # take both old blocks out of the sums
-                own = _block_loglik(S[b], W[b] - S[b], S[b] / W[b])
+                own = _block_term(S[b], W[b], S[b] / W[b], gaussian)
                 binned -= own
                 if where[b] >= 0:
                     last_b = moving[n_moving - 1]
@@ -301,7 +319,8 @@ def path_models(weights, sums, event_left, event_right, event_coef, initial_coef
             W[h] += W[g]
             S[h] += S[g]
             coef[h] = event_coef[k]
-            n_moving, static, binned = _add_block(h, W, S, coef, moving, where, n_moving, static, binned)
+            n_moving, static, binned = _add_block(h, W, S, coef, moving, where, n_moving,
+                                                  static, binned, gaussian)
             blocks -= 1
             k += 1
         model_blocks[t] = blocks
@@ -311,7 +330,7 @@ def path_models(weights, sums, event_left, event_right, event_coef, initial_coef
             lam = model_lam[t]
             for i in range(n_moving):
                 b = moving[i]
-                total += _block_loglik(S[b], W[b] - S[b], S[b] / W[b] - lam * coef[b])
+                total += _block_term(S[b], W[b], S[b] / W[b] - lam * coef[b], gaussian)
             fitted_loglik[t] = total
     return model_blocks, binned_loglik, fitted_loglik
 
