@@ -3,7 +3,7 @@
 #   make env        create or refresh .venv with calibbook[book,test,distributed] at the exact
 #                   versions of constraints.txt (the ones the notebooks were executed with)
 #   make book       build the HTML book into _build/html (renders the committed notebook outputs)
-#   make test       pytest tests/ and nbval on book/, each twice (as the machine computes, then on
+#   make test       ruff check, pytest tests/ and nbval on book/, each twice (as the machine computes, then on
 #                   other SIMD and BLAS paths), the docstring examples, the warning-free book
 #                   build, the built pages in headless Chromium, then make lowest
 #   make lowest     the unit tests against the lowest versions pyproject.toml allows (.venv-lowest)
@@ -52,6 +52,7 @@ book: env
 PYTEST_WORKERS ?= 2
 
 test: env
+	$(VENV)/bin/ruff check .
 	$(VPY) -m pytest -n $(PYTEST_WORKERS) -m "not built_book" tests/
 	$(OTHER_ARITHMETIC) $(VPY) -m pytest -n $(PYTEST_WORKERS) -m "not built_book" -p no:cacheprovider tests/
 	$(VPY) -m pytest --doctest-modules calibbook

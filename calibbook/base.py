@@ -23,6 +23,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from ._maths import clipped_logit
 from ._params import validate_parameters
 from ._validation import (
     check_binary_labels,
@@ -144,7 +145,14 @@ class BaseCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
     ['isotoniccalibration0']
     """
 
-    _requires_probabilities = False
+    @property
+    def _requires_probabilities(self):
+        """Whether scores must be probabilities: with ``logit_input`` (subclasses may say more)."""
+        return bool(getattr(self, "logit_input", False))
+
+    def _features(self, scores):
+        """What the map is fitted on: the clipped logit with ``logit_input``, else the score."""
+        return clipped_logit(scores) if getattr(self, "logit_input", False) else scores
     #: What each constructor parameter may be; checked when ``fit`` starts (see ``_params``).
     _parameter_constraints: dict = {}
 

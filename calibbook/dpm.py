@@ -11,7 +11,7 @@ the paper used; see :class:`DPGaussianMixture1D`.
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from ._maths import clipped_logit, expit, weighted_mean_var
+from ._maths import expit, weighted_mean_var
 from ._params import Integral, Interval, Options, Real, check_parameter, validate_parameters
 from ._validation import check_sample_weight, check_scores
 from .base import BaseCalibrator
@@ -437,15 +437,6 @@ class DPMCalibration(BaseCalibrator):
         self.tol = tol
         self.logit_input = logit_input
         self.out_of_bounds = out_of_bounds
-
-    @property
-    def _requires_probabilities(self):
-        return bool(self.logit_input)
-
-    def _features(self, scores):
-        if not self.logit_input:
-            return scores
-        return clipped_logit(scores)
 
     def _fit(self, scores, y, sample_weight):
         w = np.ones_like(scores) if sample_weight is None else sample_weight

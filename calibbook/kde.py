@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from ._maths import clipped_logit, expit, weighted_mean_var
+from ._maths import expit, weighted_mean_var
 from ._params import Interval, Options, Real
 from .base import BaseCalibrator
 
@@ -358,9 +358,6 @@ class KDECalibration(BaseCalibrator):
     @property
     def _requires_probabilities(self):
         return bool(self.reflect or self.logit_input)
-
-    def _features(self, scores):
-        return clipped_logit(scores) if self.logit_input else scores
 
     def _check_parameter_combinations(self):
         if self.reflect and self.logit_input:

@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 from scipy.special import logsumexp, softmax
 
-from ._maths import clipped_logit, expit
+from ._maths import expit
 from ._params import Integral, Interval
 from .base import BaseCalibrator
 
@@ -84,15 +84,6 @@ class PlattScaling(BaseCalibrator):
     def __init__(self, *, logit_input=False, max_iter=100):
         self.logit_input = logit_input
         self.max_iter = max_iter
-
-    @property
-    def _requires_probabilities(self):
-        return bool(self.logit_input)
-
-    def _features(self, scores):
-        if not self.logit_input:
-            return scores
-        return clipped_logit(scores)
 
     def _fit(self, scores, y, sample_weight):
         from ._kernels.platt import platt_newton
@@ -240,10 +231,6 @@ class TemperatureScaling(BaseCalibrator):
 
     def __init__(self, *, logit_input=False):
         self.logit_input = logit_input
-
-    @property
-    def _requires_probabilities(self):
-        return bool(self.logit_input)
 
     def _logits(self, scores):
         if not self.logit_input:
