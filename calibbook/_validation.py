@@ -7,6 +7,8 @@ float64 arrays and never check anything themselves.  Every failure is a
 
 import numpy as np
 
+from ._params import Integral, Interval, Options, check_parameter
+
 
 def _as_1d_float(values, name):
     """Convert to a contiguous 1-D float64 array; a single column is accepted."""
@@ -190,14 +192,9 @@ def check_probability_input(y_true, y_prob, sample_weight=None, *, require_both=
 
 def check_n_bins(n_bins):
     """Validate a number of bins (a positive integer)."""
-    if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
-        raise ValueError(f"n_bins must be a positive integer; got {n_bins!r}.")
-    return int(n_bins)
+    return int(check_parameter(n_bins, "n_bins", [Interval(Integral, 1, None)]))
 
 
 def check_option(value, name, allowed):
     """Raise unless ``value`` is one of ``allowed``."""
-    if value not in allowed:
-        choices = ", ".join(repr(a) for a in allowed)
-        raise ValueError(f"{name} must be one of {choices}; got {value!r}.")
-    return value
+    return check_parameter(value, name, [Options(*allowed)])

@@ -9,7 +9,7 @@ from ._model_averaging import (
     pruning_alpha,
     relative_likelihoods,
 )
-from ._params import Interval, Real
+from ._params import Interval, Real, check_parameter
 from .base import BaseCalibrator
 
 __all__ = ["BBQ", "bbq_bin_range"]
@@ -50,8 +50,7 @@ def bbq_bin_range(n):
     >>> bbq_bin_range(10**6)
     (10, 1000)
     """
-    if not np.isfinite(n) or n < 1:
-        raise ValueError(f"n must be a finite number >= 1, got {n!r}")
+    check_parameter(n, "n", [Interval(Real, 1, None)])
     return _bin_range(n)
 
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 import contextlib
 import difflib
 import functools
-import numbers
 import threading
 import warnings
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from typing import Callable
 
 import numpy as np
 
+from ._params import Integral, Interval, Real, check_parameter
 from ._validation import check_option
 
 __all__ = [
@@ -52,15 +52,7 @@ __all__ = [
 # validation helpers
 # ---------------------------------------------------------------------------
 def _check_n_samples(n_samples, minimum: int) -> int:
-    # bool is an Integral subclass; True samples are a bug, not a request for 1
-    if isinstance(n_samples, bool) or not isinstance(n_samples, numbers.Integral):
-        raise ValueError(
-            f"n_samples must be an integer >= {minimum}, got {n_samples!r} "
-            f"(type {type(n_samples).__name__})"
-        )
-    if n_samples < minimum:
-        raise ValueError(f"n_samples must be an integer >= {minimum}, got {n_samples}")
-    return int(n_samples)
+    return int(check_parameter(n_samples, "n_samples", [Interval(Integral, minimum, None)]))
 
 
 # ---------------------------------------------------------------------------
@@ -158,14 +150,8 @@ def make_circular(n_samples=1000, *, distribution="reference", noise=0.0, random
     """
     n_samples = _check_n_samples(n_samples, minimum=2)
     check_option(distribution, "distribution", CIRCULAR_DISTRIBUTIONS)
-    if (
-        isinstance(noise, bool)
-        or not isinstance(noise, numbers.Real)
-        or not np.isfinite(noise)
-        or not 0.0 <= noise <= 0.5
-    ):
-        # above 0.5 the labels would be anti-informative: not "noise" any more
-        raise ValueError(f"noise must be a number in [0, 0.5], got {noise!r}")
+    # above 0.5 the labels would be anti-informative: not "noise" any more
+    check_parameter(noise, "noise", [Interval(Real, 0.0, 0.5)])
 
     rng = np.random.default_rng(random_state)
     n_pos = n_samples // 2

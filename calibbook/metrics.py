@@ -19,6 +19,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ._binning import STRATEGIES, assign_bins, bin_edges, bin_statistics
+from ._params import Interval, Real, check_parameter
 from ._validation import check_n_bins, check_option, check_probability_input
 
 __all__ = [
@@ -267,8 +268,7 @@ def reliability_curve(
     """
     import pandas as pd
 
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be strictly between 0 and 1; got {confidence!r}.")
+    check_parameter(confidence, "confidence", [Interval(Real, 0.0, 1.0, closed="neither")])
     check_option(interval, "interval", ("wilson", "clopper-pearson"))
     y, p, w = check_probability_input(y_true, y_prob, sample_weight)
     weight, e, o, edges = _binned(y, p, w, n_bins, strategy)

@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._binning import sorted_runs
 from ._model_averaging import information_criterion
-from ._params import Interval, Options, Real, validate_parameters
+from ._params import Interval, Options, Real, check_parameter, validate_parameters
 from ._validation import check_consistent_length, check_sample_weight, check_scores
 
 __all__ = ["NearIsotonicPath", "near_isotonic_path", "NearIsotonicRegression"]
@@ -115,9 +115,7 @@ class NearIsotonicPath:
         """
         from ._kernels.neariso import fit_at
 
-        lam = float(lam)
-        if not np.isfinite(lam) or lam < 0:
-            raise ValueError(f"lam must be a finite number >= 0; got {lam!r}.")
+        lam = float(check_parameter(lam, "lam", [Interval(Real, 0.0, None)]))
         return fit_at(self.weights, self.sums, self._grouped_lam[0], self.event_left,
                       self.event_right,
                       self.event_coef, self.initial_coef, lam)
