@@ -268,7 +268,7 @@ class CalibratedClassifier(MetaClassifier):
     - ``ensemble`` is True or False; scikit-learn's ``"auto"`` is the same as True
       except for a ``FrozenEstimator``, which this class always calibrates as it is;
     - the sigmoid is fitted by Newton's method to full precision (Lin, Lin & Weng),
-      scikit-learn's by L-BFGS, so probabilities agree to about 1e-4;
+      scikit-learn's by L-BFGS to gtol 1e-6, so probabilities agree to about 1e-8;
     - a splitter whose every calibration fold lacks a class is refused (scikit-learn
       refuses only ``LeaveOneOut`` and returns constant maps for the others);
     - ``"histogram"``, ``"enir"``, ``"bbq"``, ``"kde"``, ``"dpm"`` and calibrator
