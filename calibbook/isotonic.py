@@ -15,10 +15,11 @@ def pav_runs(weights, sums):
 
     Run r (the cases that share the r-th distinct score) has weight W_r > 0 and weighted
     label sum S_r. Adjacent blocks are pooled while the left block's mean is at least the
-    right one's, so the returned block means S / W strictly increase. Each run is pushed once
-    and each pooling removes a block: O(R) for R runs. This is the compiled kernel behind
-    :class:`IsotonicCalibration`; :doc:`/book/04_isotonic_regression` derives it and proves
-    that the blocks give the weighted least-squares non-decreasing fit.
+    right one's, so the returned block means S / W strictly increase (compared as the kernel
+    compares them, cross-multiplied; the quotients themselves may round to equal values).
+    Each run is pushed once and each pooling removes a block: O(R) for R runs. This is the
+    compiled kernel behind :class:`IsotonicCalibration`; :doc:`/book/04_isotonic_regression`
+    derives it and proves that the blocks give the weighted least-squares non-decreasing fit.
 
     Parameters
     ----------
