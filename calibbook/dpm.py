@@ -79,6 +79,22 @@ def quantile_responsibilities(x, w, n_components):
     return _quantile_responsibilities(x, w, int(n_components))
 
 
+def _merge_ties(x, w):
+    """The distinct values of x with positive weight, sorted, and the total weight of each.
+
+    Exact for the fit: equal scores have equal responsibilities, so a tie of weights
+    w_1, ..., w_m counts as one sample of weight w_1 + ... + w_m in every sum.
+    """
+    keep = w > 0
+    x, w = x[keep], w[keep]
+    order = np.argsort(x, kind="stable")
+    xs, ws = x[order], w[order]
+    if xs.size == 0:
+        return xs, ws
+    starts = np.flatnonzero(np.r_[True, xs[1:] != xs[:-1]])
+    return xs[starts], np.add.reduceat(ws, starts)
+
+
 def _quantile_responsibilities(x, w, n_components):
     order = np.argsort(x, kind="stable")
     cuts = _weighted_quantile_cuts(x[order], w[order], n_components)
@@ -257,15 +273,26 @@ class DPGaussianMixture1D(BaseEstimator):
         ValueError
             If a constructor parameter is invalid.
         """
-        from ._kernels.dpm import dp_mixture_vi
+        from ._kernels import dpm as kernels
 
         validate_parameters(self)
-        if resp is None:
-            resp = _quantile_responsibilities(x, w, self.n_components)
+        x = np.ascontiguousarray(x, dtype=np.float64)
+        w = np.ascontiguousarray(w, dtype=np.float64)
         gamma, mean0, beta0, nu0, cov0 = self.priors(x, w)
-        a, b, beta, mean, nu, cov, n_iter, bound, converged = dp_mixture_vi(
-            x, w, np.ascontiguousarray(resp, dtype=np.float64), gamma, mean0, beta0, nu0, cov0,
-            float(self.reg_covar), int(self.max_iter), float(self.tol)
+        n_comp = int(self.n_components)
+        xu, wu = _merge_ties(x, w)
+        if resp is None:
+            cuts = _weighted_quantile_cuts(xu, wu, n_comp)
+            labels = np.searchsorted(cuts, xu, side="right")
+            stats = kernels.label_statistics(xu, wu, labels, n_comp)
+        else:
+            resp = np.ascontiguousarray(resp, dtype=np.float64)
+            stats = kernels.responsibility_statistics(x, w, resp)
+        a, b, beta, mean, nu, cov = (np.empty(n_comp) for _ in range(6))
+        priors = (gamma, mean0, beta0, nu0, cov0, float(self.reg_covar))
+        kernels.m_step(*stats, *priors, a, b, beta, mean, nu, cov)
+        n_iter, bound, converged = kernels.coordinate_ascent(
+            xu, wu, a, b, beta, mean, nu, cov, *priors, int(self.max_iter), float(self.tol)
         )
         self.weight_concentration_ = (a, b)
         self.mean_precision_, self.means_ = beta, mean

@@ -295,3 +295,95 @@ def test_property_outputs_in_unit_interval(n, seed, ties, k):
     assert np.isfinite(p).all() and (p >= 0).all() and (p <= 1).all()
     # beyond the range: the prediction at the nearest training extreme
     assert p[-2] == cal.predict([s.min()])[0] and p[-1] == cal.predict([s.max()])[0]
+
+
+# ------------------------------------------- the fused E/M pass against the old implementation
+def frozen_dense_fit(x, w, resp, priors, reg_covar, max_iter, tol):
+    """The fit before issue 18 (dense (n, K) responsibilities, numpy): the reference."""
+    from scipy.special import digamma as psi
+    from scipy.special import gammaln, logsumexp
+
+    gamma, mean0, beta0, nu0, cov0 = priors
+    eps10 = 10 * np.finfo(np.float64).eps
+
+    def m_step(resp):
+        nk = (w[:, None] * resp).sum(0) + eps10
+        xk = (w[:, None] * resp * x[:, None]).sum(0) / nk
+        sk = (w[:, None] * resp * (x[:, None] - xk) ** 2).sum(0) / nk + reg_covar
+        a = 1 + nk
+        b = gamma + np.r_[np.cumsum(nk[::-1])[::-1][1:], 0.0]
+        beta = beta0 + nk
+        mean = (beta0 * mean0 + nk * xk) / beta
+        nu = nu0 + nk
+        cov = (cov0 + nk * sk + nk * beta0 / beta * (xk - mean0) ** 2) / nu
+        return a, b, beta, mean, nu, cov
+
+    params = m_step(resp)
+    bound, n_iter = -np.inf, 0
+    for n_iter in range(1, max_iter + 1):
+        a, b, beta, mean, nu, cov = params
+        dsum = psi(a + b)
+        log_w = psi(a) - dsum + np.r_[0.0, np.cumsum(psi(b) - dsum)[:-1]]
+        const = (log_w - 0.5 * np.log(2 * np.pi) - 0.5 * np.log(cov) - 0.5 * np.log(nu)
+                 + 0.5 * (np.log(2.0) + psi(0.5 * nu) - 1.0 / beta))
+        log_resp = const - 0.5 * (x[:, None] - mean) ** 2 / cov
+        log_resp -= logsumexp(log_resp, axis=1)[:, None]
+        params = m_step(np.exp(log_resp))
+        a, b, beta, mean, nu, cov = params
+        previous = bound
+        log_det = -0.5 * np.log(cov) - 0.5 * np.log(nu)
+        log_wishart = -(nu * log_det + nu * 0.5 * np.log(2.0) + gammaln(0.5 * nu)).sum()
+        log_norm = -(gammaln(a) + gammaln(b) - gammaln(a + b)).sum()
+        entropy = -(w[:, None] * np.exp(log_resp) * log_resp).sum()
+        bound = entropy - log_wishart - log_norm - 0.5 * np.log(beta).sum()
+        if abs(bound - previous) < tol:
+            break
+    return params, bound, n_iter
+
+
+def old_fit_cases():
+    rng = np.random.default_rng(11)
+    p = np.clip(rng.beta(0.3, 0.3, size=400), 0, 1)
+    logits = np.log(np.clip(p, 1e-12, 1 - 1e-12)) - np.log1p(-np.clip(p, 1e-12, 1 - 1e-12))
+    return {
+        "two bumps": (two_bumps(seed=7), None),
+        "weighted with ties": (np.round(two_bumps(seed=8), 1), rng.uniform(0.2, 3.0, size=500)),
+        "clipped logits": (logits, None),  # heavy ties at +-27.6 and a huge range
+        "one distinct value among many": (np.r_[np.full(300, 0.25), rng.uniform(size=20)], None),
+    }
+
+
+@pytest.mark.parametrize("case", list(old_fit_cases()))
+@pytest.mark.parametrize("max_iter, tol", [(1, 0.0), (25, 0.0), (500, 1e-6)])
+def test_fused_pass_agrees_with_the_old_dense_fit(case, max_iter, tol):
+    x, w = old_fit_cases()[case]
+    w = np.ones_like(x) if w is None else w
+    K = 10
+    ours = DPGaussianMixture1D(n_components=K, max_iter=max_iter, tol=tol).fit(x, w)
+    resp = quantile_responsibilities(x, w, K)
+    (a, b, beta, mean, nu, cov), bound, n_iter = frozen_dense_fit(
+        x, w, resp, ours.priors(x, w), 1e-6, max_iter, tol
+    )
+    assert ours.n_iter_ == n_iter
+    assert ours.lower_bound_ == pytest.approx(bound, rel=1e-10)
+    np.testing.assert_allclose(ours.weight_concentration_[0], a, rtol=1e-10)
+    np.testing.assert_allclose(ours.weight_concentration_[1], b, rtol=1e-10)
+    np.testing.assert_allclose(ours.means_, mean, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(ours.covariances_, cov, rtol=1e-9)
+    np.testing.assert_allclose(ours.degrees_of_freedom_, nu, rtol=1e-10)
+    np.testing.assert_allclose(ours.mean_precision_, beta, rtol=1e-10)
+
+
+def test_vectorised_exponential_is_within_an_ulp_of_math_exp():
+    from numba import njit
+
+    from calibbook._kernels.dpm import _exp_nonpositive
+
+    @njit
+    def apply(u):
+        return np.array([_exp_nonpositive(v) for v in u])
+
+    u = -np.r_[0.0, 1e-300, np.logspace(-12, np.log10(700.0), 20000), 707.9]
+    got, want = apply(u), np.exp(u)
+    np.testing.assert_allclose(got, want, rtol=2.5e-16, atol=0)
+    assert (apply(np.array([-708.5, -745.0, -1e300, -np.inf])) == 0).all()
