@@ -387,3 +387,76 @@ def test_vectorised_exponential_is_within_an_ulp_of_math_exp():
     got, want = apply(u), np.exp(u)
     np.testing.assert_allclose(got, want, rtol=2.5e-16, atol=0)
     assert (apply(np.array([-708.5, -745.0, -1e300, -np.inf])) == 0).all()
+
+
+# ------------------------------------------------------------ large samples: the summary first
+def summary_cases(n=3000):
+    rng = np.random.default_rng(21)
+    s = rng.beta(0.7, 0.7, size=n)
+    return {
+        "beta scores": s,
+        "their logits": np.log(s) - np.log1p(-s),
+        "two bumps": two_bumps(seed=21, n=(n // 2, n // 2)),
+        "cauchy": rng.standard_cauchy(size=n),
+    }
+
+
+@pytest.mark.parametrize("case", list(summary_cases()))
+def test_summary_reaches_at_least_the_lower_bound_of_the_plain_fit(case):
+    # summary_size=64: 3000 distinct scores are above 16 * 64, so the summary is used
+    x = summary_cases()[case]
+    w = np.ones_like(x)
+    plain = DPGaussianMixture1D(summary_size=None).fit(x, w)
+    summarised = DPGaussianMixture1D(summary_size=64).fit(x, w)
+    assert plain.n_iter_summary_ == 0 and summarised.n_iter_summary_ > 0
+    assert summarised.n_iter_ <= (500 if summarised.n_iter_summary_ < 500 else 20)
+    assert summarised.lower_bound_ >= plain.lower_bound_ - 1e-8 * abs(plain.lower_bound_)
+
+
+def test_summary_is_not_used_below_its_threshold():
+    x = summary_cases(n=1024)["their logits"]
+    w = np.ones_like(x)
+    a = DPGaussianMixture1D(summary_size=64).fit(x, w)
+    b = DPGaussianMixture1D(summary_size=None).fit(x, w)
+    assert a.n_iter_summary_ == 0 and a.n_iter_ == b.n_iter_
+    assert a.lower_bound_ == b.lower_bound_
+    np.testing.assert_array_equal(a.means_, b.means_)
+
+
+@pytest.mark.parametrize("case", list(summary_cases()))
+def test_summary_groups_partition_the_sorted_scores(case):
+    from calibbook.dpm import _merge_ties, _summary
+
+    x = summary_cases()[case]
+    w = np.random.default_rng(2).uniform(0.5, 2.0, size=x.size)
+    xu, wu = _merge_ties(x, w)
+    means, totals = _summary(xu, wu, 64)
+    assert totals.sum() == pytest.approx(w.sum(), rel=1e-12)
+    assert (np.diff(means) > 0).all() and means[0] >= xu[0] and means[-1] <= xu[-1]
+    # at most 64 equal-weight slots plus the asinh slots that the range spans
+    assert means.size <= 64 + 16 * 2 * (np.arcsinh(np.abs(xu).max() * 1e3) + 1)
+    # each group's mean lies between the scores it holds: between two consecutive starts
+    starts = np.searchsorted(np.cumsum(wu), np.cumsum(totals) - 1e-9 * w.sum())
+    assert (means[1:] > xu[starts[:-1]]).all()
+
+
+def test_integer_weights_equal_repeated_rows_with_a_summary():
+    x = summary_cases(n=1500)["their logits"]
+    w = np.random.default_rng(4).integers(1, 4, size=x.size).astype(float)
+    rep = np.repeat(x, w.astype(int))
+    a = DPGaussianMixture1D(summary_size=32).fit(x, w)
+    b = DPGaussianMixture1D(summary_size=32).fit(rep, np.ones_like(rep))
+    assert a.n_iter_summary_ == b.n_iter_summary_ > 0 and a.n_iter_ == b.n_iter_
+    assert a.lower_bound_ == pytest.approx(b.lower_bound_, rel=1e-10)
+    g = np.linspace(-6, 6, 50)
+    np.testing.assert_allclose(a.log_density(g), b.log_density(g), atol=1e-9)
+
+
+@pytest.mark.parametrize(
+    "params", [dict(summary_size=0), dict(summary_size=2.5), dict(refine_iter=0)]
+)
+def test_bad_summary_parameters(params):
+    x = two_bumps(n=(20, 20))
+    (name,) = params
+    with pytest.raises(ValueError, match=f"^{name} must be "):
+        DPMCalibration(**params).fit(x, (x > -0.5).astype(float))
