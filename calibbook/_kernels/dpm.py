@@ -21,7 +21,7 @@ n_k = sum_i w_i r_ik, s_k = sum_i w_i r_ik (x_i - c_k), q_k = sum_i w_i r_ik (x_
 from which the M step gets the weighted mean c_k + s_k / n_k and the scatter
 q_k - s_k^2 / n_k without cancellation. The exponentials of the E step use a
 polynomial that the compiler vectorises (:func:`_exp_nonpositive`, within 1 ulp of
-``math.exp``).
+``math.exp``), with fused multiply-adds.
 
 Parameters of the variational posterior (per component k):
 ``a, b``: Beta(a_k, b_k) of stick v_k; ``beta``: precision scale of the mean;
@@ -118,7 +118,7 @@ def _log_normal_constants(a, b, beta, nu, cov, const, half_prec):
         half_prec[k] = 0.5 / cov[k]
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath={"contract"})  # fused multiply-adds only: no reordering
 def e_step_statistics(x, w, a, b, beta, mean, nu, cov, nk, sd, sdd):
     """One E step over all samples; fills nk, sd, sdd (centred at ``mean``), returns entropy.
 
