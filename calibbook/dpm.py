@@ -240,7 +240,7 @@ class DPGaussianMixture1D(BaseEstimator):
     ``benchmarks/bench_dpm.py`` (1e5 and 1e6 scores in [0, 1] and their logits,
     where 500 iterations on the data stop short of convergence), 500 on the
     summary and 20 on the data end 5e-6 to 3e-5 (relative) above the lower bound
-    of 500 on the data, in 1/50 to 1/90 of their time; on samples where the
+    of 500 on the data, 60 to 250 times faster; on samples where the
     data's iterations converge, both settle on the same bound (issue 18). Below
     the threshold, which the book's examples all are, the fit is the plain
     coordinate ascent.
