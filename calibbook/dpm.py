@@ -20,6 +20,8 @@ __all__ = ["DPMCalibration", "DPGaussianMixture1D", "quantile_responsibilities"]
 
 _POSITIVE = Interval(Real, 0, None, closed="neither")
 _NON_NEGATIVE = Interval(Real, 0, None)
+#: The summary is used above this many times ``summary_size`` distinct scores.
+_SUMMARY_FACTOR = 16
 
 
 def _weighted_quantile_cuts(xs, w, n_groups):
@@ -77,6 +79,55 @@ def quantile_responsibilities(x, w, n_components):
     w = check_sample_weight(w, x.size, name="w")
     check_parameter(n_components, "n_components", [Interval(Integral, 1, None)])
     return _quantile_responsibilities(x, w, int(n_components))
+
+
+def _merge_ties(x, w):
+    """The distinct values of x with positive weight, sorted, and the total weight of each.
+
+    Exact for the fit: equal scores have equal responsibilities, so a tie of weights
+    w_1, ..., w_m counts as one sample of weight w_1 + ... + w_m in every sum.
+    """
+    keep = w > 0
+    x, w = x[keep], w[keep]
+    if w.size and w.min() == w.max():  # equal weights (no weights): a plain sort suffices
+        xs, ws = np.sort(x), w
+    else:
+        order = np.argsort(x, kind="stable")
+        xs, ws = x[order], w[order]
+    if xs.size == 0:
+        return xs, ws
+    starts = np.flatnonzero(np.r_[True, xs[1:] != xs[:-1]])
+    return xs[starts], np.add.reduceat(ws, starts)
+
+
+def _summary(x, w, size):
+    """A summary of sorted distinct scores: groups of consecutive scores at their weighted mean.
+
+    A new group starts wherever the cumulative weight (at a score's midpoint) enters the
+    next of ``size`` equal-weight slots, or asinh((x - median) / IQR) enters the next
+    slot of width 4 / size: groups are narrow where the data are dense (equal weight),
+    near the median (IQR / (size / 4) wide) and in the tails (a width about 4 / size
+    times the distance to the median, however heavy the tails).
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        The groups' weighted means and total weights.
+    """
+    cw = np.cumsum(w)
+    position = (cw - 0.5 * w) / cw[-1]
+    by_weight = np.minimum((position * size).astype(np.int64), size - 1)
+    q25, q50, q75 = x[np.minimum(np.searchsorted(position, [0.25, 0.5, 0.75]), x.size - 1)]
+    scale = q75 - q25 if q75 > q25 else (x[-1] - x[0]) / 4
+    with np.errstate(over="ignore"):  # |x - median| beyond the largest double: asinh = inf
+        shape = np.clip(np.arcsinh((x - q50) / scale), -1e3, 1e3)  # asinh(max double) ~ 710
+    by_shape = np.floor(shape * (size / 4)).astype(np.int64)
+    new = (by_weight[1:] != by_weight[:-1]) | (by_shape[1:] != by_shape[:-1])
+    starts = np.flatnonzero(np.r_[True, new])
+    total = np.add.reduceat(w, starts)
+    ends = np.r_[starts[1:], x.size] - 1
+    # within the group's scores also after rounding (a group of one score is that score)
+    return np.clip(np.add.reduceat(w * x, starts) / total, x[starts], x[ends]), total
 
 
 def _quantile_responsibilities(x, w, n_components):
@@ -137,9 +188,24 @@ class DPGaussianMixture1D(BaseEstimator):
     reg_covar : float, default=1e-6
         Added to every component variance.
     max_iter : int, default=500
-        Maximum coordinate-ascent iterations.
+        Maximum coordinate-ascent iterations (on the summary, when one is used).
     tol : float, default=1e-6
         Stop when the lower bound changes by less than ``tol``.
+    summary_size : int or None, default=512
+        With more than 16 * summary_size distinct scores, the iterations run
+        first on a summary of the data: the sorted scores cut into groups of
+        consecutive scores, each group a single score at its weighted mean that
+        carries the group's weight. A group ends where the cumulative weight
+        enters the next of summary_size equal-weight slots or
+        asinh((x - median) / IQR) the next slot of width 4 / summary_size, so the
+        groups are narrow where the data are dense, near the median and, relative
+        to their distance from it, in the tails. At most ``max_iter`` iterations
+        run on the summary, then on the data until the lower bound settles: at
+        most ``max_iter`` iterations if it settled on the summary, else at most
+        ``refine_iter``. The fit is a coordinate-ascent iterate of the data's own
+        lower bound either way. None: every iteration on the data.
+    refine_iter : int, default=20
+        Maximum iterations on the data after a summary that ran out of iterations.
 
     Attributes
     ----------
@@ -154,9 +220,30 @@ class DPGaussianMixture1D(BaseEstimator):
     lower_bound_ : float
         Final value of the variational lower bound.
     n_iter_ : int
-        Iterations run.
+        Iterations run on the data.
+    n_iter_summary_ : int
+        Iterations run on the summary before them (0 when there is none).
     converged_ : bool
-        Whether the lower bound settled within ``tol`` before ``max_iter``.
+        Whether the data's lower bound settled within ``tol`` within the
+        iterations allowed on the data.
+
+    Notes
+    -----
+    Each iteration is one pass over the distinct scores (ties merged, their
+    weights added: exact, since equal scores have equal responsibilities) that
+    adds up the E step's weighted sufficient statistics and entropy block by
+    block, without an array of shape (n, K); it costs O(n K) in numba.
+
+    On large samples, the iterations on the summary follow the path that the
+    same iterations take on the data: the groups are narrow wherever components
+    sit, and the first M step is computed from the data. On the scores of
+    ``benchmarks/bench_dpm.py`` (1e5 and 1e6 scores in [0, 1] and their logits,
+    where 500 iterations on the data stop short of convergence), 500 on the
+    summary and 20 on the data end 5e-6 to 3e-5 (relative) above the lower bound
+    of 500 on the data, 60 to 250 times faster; on samples where the
+    data's iterations converge, both settle on the same bound (issue 18). Below
+    the threshold, which the book's examples all are, the fit is the plain
+    coordinate ascent.
 
     References
     ----------
@@ -186,6 +273,8 @@ class DPGaussianMixture1D(BaseEstimator):
         "reg_covar": [_NON_NEGATIVE],
         "max_iter": [Interval(Integral, 1, None)],
         "tol": [_NON_NEGATIVE],
+        "summary_size": [Interval(Integral, 1, None), None],
+        "refine_iter": [Interval(Integral, 1, None)],
     }
 
     def __init__(
@@ -200,6 +289,8 @@ class DPGaussianMixture1D(BaseEstimator):
         reg_covar=1e-6,
         max_iter=500,
         tol=1e-6,
+        summary_size=512,
+        refine_iter=20,
     ):
         self.n_components = n_components
         self.weight_concentration_prior = weight_concentration_prior
@@ -210,6 +301,8 @@ class DPGaussianMixture1D(BaseEstimator):
         self.reg_covar = reg_covar
         self.max_iter = max_iter
         self.tol = tol
+        self.summary_size = summary_size
+        self.refine_iter = refine_iter
 
     def priors(self, x, w):
         """The prior hyper-parameters for scores ``x`` with weights ``w``.
@@ -245,8 +338,9 @@ class DPGaussianMixture1D(BaseEstimator):
             Scores and their positive weights (float64; not validated here:
             :class:`calibbook.DPMCalibration` validates its input).
         resp : ndarray of shape (n, n_components), optional
-            Initial responsibilities; by default each component takes the scores
-            between two weighted quantiles.
+            Initial responsibilities (the first M step uses them); by default each
+            component takes the scores between two weighted quantiles
+            (:func:`quantile_responsibilities`).
 
         Returns
         -------
@@ -257,16 +351,37 @@ class DPGaussianMixture1D(BaseEstimator):
         ValueError
             If a constructor parameter is invalid.
         """
-        from ._kernels.dpm import dp_mixture_vi
+        from ._kernels import dpm as kernels
 
         validate_parameters(self)
-        if resp is None:
-            resp = _quantile_responsibilities(x, w, self.n_components)
+        x = np.ascontiguousarray(x, dtype=np.float64)
+        w = np.ascontiguousarray(w, dtype=np.float64)
         gamma, mean0, beta0, nu0, cov0 = self.priors(x, w)
-        a, b, beta, mean, nu, cov, n_iter, bound, converged = dp_mixture_vi(
-            x, w, np.ascontiguousarray(resp, dtype=np.float64), gamma, mean0, beta0, nu0, cov0,
-            float(self.reg_covar), int(self.max_iter), float(self.tol)
+        n_comp = int(self.n_components)
+        xu, wu = _merge_ties(x, w)
+        if resp is None:
+            cuts = _weighted_quantile_cuts(xu, wu, n_comp)
+            labels = np.searchsorted(cuts, xu, side="right")
+            stats = kernels.label_statistics(xu, wu, labels, n_comp)
+        else:
+            resp = np.ascontiguousarray(resp, dtype=np.float64)
+            stats = kernels.responsibility_statistics(x, w, resp)
+        a, b, beta, mean, nu, cov = (np.empty(n_comp) for _ in range(6))
+        priors = (gamma, mean0, beta0, nu0, cov0, float(self.reg_covar))
+        kernels.m_step(*stats, *priors, a, b, beta, mean, nu, cov)
+        n_summary = 0
+        if self.summary_size is not None and xu.size > _SUMMARY_FACTOR * self.summary_size:
+            xg, wg = _summary(xu, wu, int(self.summary_size))
+            n_summary, _, summary_converged = kernels.coordinate_ascent(
+                xg, wg, a, b, beta, mean, nu, cov, *priors, int(self.max_iter), float(self.tol)
+            )
+            max_iter = int(self.max_iter if summary_converged else self.refine_iter)
+        else:
+            max_iter = int(self.max_iter)
+        n_iter, bound, converged = kernels.coordinate_ascent(
+            xu, wu, a, b, beta, mean, nu, cov, *priors, max_iter, float(self.tol)
         )
+        self.n_iter_summary_ = int(n_summary)
         self.weight_concentration_ = (a, b)
         self.mean_precision_, self.means_ = beta, mean
         self.degrees_of_freedom_, self.covariances_ = nu, cov
@@ -327,9 +442,16 @@ class DPMCalibration(BaseCalibrator):
     reg_covar : float, default=1e-6
         Added to every component variance, as in scikit-learn.
     max_iter : int, default=500
-        Maximum coordinate-ascent iterations per class.
+        Maximum coordinate-ascent iterations per class (on its summary, when one is used).
     tol : float, default=1e-6
         Stop when the lower bound changes by less than ``tol``.
+    summary_size : int or None, default=512
+        With more than 16 * summary_size distinct scores in a class, the
+        iterations run first on a summary of its scores, then on the scores
+        (see :class:`calibbook.dpm.DPGaussianMixture1D`); None: never.
+    refine_iter : int, default=20
+        Maximum iterations on a class's scores after a summary that ran out of
+        iterations (after one that settled: ``max_iter``).
     logit_input : bool, default=False
         Model the densities of logit(score) (the scores must then be in [0, 1];
         they are clipped to [1e-12, 1 - 1e-12] first, as in
@@ -350,7 +472,7 @@ class DPMCalibration(BaseCalibrator):
     mixtures_ : list of two DPGaussianMixture1D
         Fitted mixtures of class 0 and class 1 (``weights_``, ``means_``,
         ``covariances_``, ``degrees_of_freedom_``, ``mean_precision_``,
-        ``lower_bound_``, ``n_iter_``).
+        ``lower_bound_``, ``n_iter_``, ``n_iter_summary_``).
     class_prior_ : ndarray of shape (2,)
         Weighted class frequencies (pi_0, pi_1).
     score_range_ : ndarray of shape (2,)
@@ -361,9 +483,11 @@ class DPMCalibration(BaseCalibrator):
     -----
     Initialisation is deterministic: component j starts with the scores between
     the (j / K)-th and ((j + 1) / K)-th weighted quantiles of its class, so the
-    fit needs no random state. Each coordinate-ascent iteration costs O(N K), in
-    numba. Posterior probabilities are computed as a sigmoid of the difference of
-    log densities, and the Student-t tails keep that difference finite, so the
+    fit needs no random state. Each coordinate-ascent iteration is one pass over
+    the distinct scores, O(N K) in numba; above 16 * ``summary_size`` distinct
+    scores in a class, the iterations run on a summary of them first, then on the
+    scores. Posterior probabilities are computed as a sigmoid of the difference
+    of log densities, and the Student-t tails keep that difference finite, so the
     output is never NaN, even at :math:`|s| = 10^6` with ``"extrapolate"``.
 
     When every training score with positive weight is the same (after the logit,
@@ -423,6 +547,8 @@ class DPMCalibration(BaseCalibrator):
         reg_covar=1e-6,
         max_iter=500,
         tol=1e-6,
+        summary_size=512,
+        refine_iter=20,
         logit_input=False,
         out_of_bounds="clip",
     ):
@@ -435,6 +561,8 @@ class DPMCalibration(BaseCalibrator):
         self.reg_covar = reg_covar
         self.max_iter = max_iter
         self.tol = tol
+        self.summary_size = summary_size
+        self.refine_iter = refine_iter
         self.logit_input = logit_input
         self.out_of_bounds = out_of_bounds
 

@@ -295,3 +295,169 @@ def test_property_outputs_in_unit_interval(n, seed, ties, k):
     assert np.isfinite(p).all() and (p >= 0).all() and (p <= 1).all()
     # beyond the range: the prediction at the nearest training extreme
     assert p[-2] == cal.predict([s.min()])[0] and p[-1] == cal.predict([s.max()])[0]
+
+
+# ------------------------------------------- the fused E/M pass against the old implementation
+def frozen_dense_fit(x, w, resp, priors, reg_covar, max_iter, tol):
+    """The fit before issue 18 (dense (n, K) responsibilities, numpy): the reference."""
+    from scipy.special import digamma as psi
+    from scipy.special import gammaln, logsumexp
+
+    gamma, mean0, beta0, nu0, cov0 = priors
+    eps10 = 10 * np.finfo(np.float64).eps
+
+    def m_step(resp):
+        nk = (w[:, None] * resp).sum(0) + eps10
+        xk = (w[:, None] * resp * x[:, None]).sum(0) / nk
+        sk = (w[:, None] * resp * (x[:, None] - xk) ** 2).sum(0) / nk + reg_covar
+        a = 1 + nk
+        b = gamma + np.r_[np.cumsum(nk[::-1])[::-1][1:], 0.0]
+        beta = beta0 + nk
+        mean = (beta0 * mean0 + nk * xk) / beta
+        nu = nu0 + nk
+        cov = (cov0 + nk * sk + nk * beta0 / beta * (xk - mean0) ** 2) / nu
+        return a, b, beta, mean, nu, cov
+
+    params = m_step(resp)
+    bound, n_iter = -np.inf, 0
+    for n_iter in range(1, max_iter + 1):
+        a, b, beta, mean, nu, cov = params
+        dsum = psi(a + b)
+        log_w = psi(a) - dsum + np.r_[0.0, np.cumsum(psi(b) - dsum)[:-1]]
+        const = (log_w - 0.5 * np.log(2 * np.pi) - 0.5 * np.log(cov) - 0.5 * np.log(nu)
+                 + 0.5 * (np.log(2.0) + psi(0.5 * nu) - 1.0 / beta))
+        log_resp = const - 0.5 * (x[:, None] - mean) ** 2 / cov
+        log_resp -= logsumexp(log_resp, axis=1)[:, None]
+        params = m_step(np.exp(log_resp))
+        a, b, beta, mean, nu, cov = params
+        previous = bound
+        log_det = -0.5 * np.log(cov) - 0.5 * np.log(nu)
+        log_wishart = -(nu * log_det + nu * 0.5 * np.log(2.0) + gammaln(0.5 * nu)).sum()
+        log_norm = -(gammaln(a) + gammaln(b) - gammaln(a + b)).sum()
+        entropy = -(w[:, None] * np.exp(log_resp) * log_resp).sum()
+        bound = entropy - log_wishart - log_norm - 0.5 * np.log(beta).sum()
+        if abs(bound - previous) < tol:
+            break
+    return params, bound, n_iter
+
+
+def old_fit_cases():
+    rng = np.random.default_rng(11)
+    p = np.clip(rng.beta(0.3, 0.3, size=400), 0, 1)
+    logits = np.log(np.clip(p, 1e-12, 1 - 1e-12)) - np.log1p(-np.clip(p, 1e-12, 1 - 1e-12))
+    return {
+        "two bumps": (two_bumps(seed=7), None),
+        "weighted with ties": (np.round(two_bumps(seed=8), 1), rng.uniform(0.2, 3.0, size=500)),
+        "clipped logits": (logits, None),  # heavy ties at +-27.6 and a huge range
+        "one distinct value among many": (np.r_[np.full(300, 0.25), rng.uniform(size=20)], None),
+    }
+
+
+@pytest.mark.parametrize("case", list(old_fit_cases()))
+@pytest.mark.parametrize("max_iter, tol", [(1, 0.0), (25, 0.0), (500, 1e-6)])
+def test_fused_pass_agrees_with_the_old_dense_fit(case, max_iter, tol):
+    x, w = old_fit_cases()[case]
+    w = np.ones_like(x) if w is None else w
+    K = 10
+    ours = DPGaussianMixture1D(n_components=K, max_iter=max_iter, tol=tol).fit(x, w)
+    resp = quantile_responsibilities(x, w, K)
+    (a, b, beta, mean, nu, cov), bound, n_iter = frozen_dense_fit(
+        x, w, resp, ours.priors(x, w), 1e-6, max_iter, tol
+    )
+    assert ours.n_iter_ == n_iter
+    assert ours.lower_bound_ == pytest.approx(bound, rel=1e-10)
+    np.testing.assert_allclose(ours.weight_concentration_[0], a, rtol=1e-10)
+    np.testing.assert_allclose(ours.weight_concentration_[1], b, rtol=1e-10)
+    np.testing.assert_allclose(ours.means_, mean, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(ours.covariances_, cov, rtol=1e-9)
+    np.testing.assert_allclose(ours.degrees_of_freedom_, nu, rtol=1e-10)
+    np.testing.assert_allclose(ours.mean_precision_, beta, rtol=1e-10)
+
+
+def test_vectorised_exponential_is_within_an_ulp_of_math_exp():
+    from numba import njit
+
+    from calibbook._kernels.dpm import _exp_nonpositive
+
+    def apply(u):
+        return np.array([_exp_nonpositive(v) for v in u])
+
+    u = -np.r_[0.0, 1e-300, np.logspace(-12, np.log10(700.0), 20000), 707.9]
+    far = np.array([-708.5, -745.0, -1e300, -np.inf])
+    for flags in (set(), {"contract"}):  # the E step compiles it with fused multiply-adds
+        compiled = njit(fastmath=flags)(apply)
+        np.testing.assert_allclose(compiled(u), np.exp(u), rtol=2.5e-16, atol=0)
+        assert (compiled(far) == 0).all()
+
+
+# ------------------------------------------------------------ large samples: the summary first
+def summary_cases(n=3000):
+    rng = np.random.default_rng(21)
+    s = rng.beta(0.7, 0.7, size=n)
+    return {
+        "beta scores": s,
+        "their logits": np.log(s) - np.log1p(-s),
+        "two bumps": two_bumps(seed=21, n=(n // 2, n // 2)),
+        "cauchy": rng.standard_cauchy(size=n),
+    }
+
+
+@pytest.mark.parametrize("case", list(summary_cases()))
+def test_summary_reaches_at_least_the_lower_bound_of_the_plain_fit(case):
+    # summary_size=64: 3000 distinct scores are above 16 * 64, so the summary is used
+    x = summary_cases()[case]
+    w = np.ones_like(x)
+    plain = DPGaussianMixture1D(summary_size=None).fit(x, w)
+    summarised = DPGaussianMixture1D(summary_size=64).fit(x, w)
+    assert plain.n_iter_summary_ == 0 and summarised.n_iter_summary_ > 0
+    assert summarised.n_iter_ <= (500 if summarised.n_iter_summary_ < 500 else 20)
+    assert summarised.lower_bound_ >= plain.lower_bound_ - 1e-8 * abs(plain.lower_bound_)
+
+
+def test_summary_is_not_used_below_its_threshold():
+    x = summary_cases(n=1024)["their logits"]
+    w = np.ones_like(x)
+    a = DPGaussianMixture1D(summary_size=64).fit(x, w)
+    b = DPGaussianMixture1D(summary_size=None).fit(x, w)
+    assert a.n_iter_summary_ == 0 and a.n_iter_ == b.n_iter_
+    assert a.lower_bound_ == b.lower_bound_
+    np.testing.assert_array_equal(a.means_, b.means_)
+
+
+@pytest.mark.parametrize("case", list(summary_cases()))
+def test_summary_groups_partition_the_sorted_scores(case):
+    from calibbook.dpm import _merge_ties, _summary
+
+    x = summary_cases()[case]
+    w = np.random.default_rng(2).uniform(0.5, 2.0, size=x.size)
+    xu, wu = _merge_ties(x, w)
+    means, totals = _summary(xu, wu, 64)
+    assert totals.sum() == pytest.approx(w.sum(), rel=1e-12)
+    assert (np.diff(means) > 0).all() and means[0] >= xu[0] and means[-1] <= xu[-1]
+    # at most 64 equal-weight slots plus the asinh slots that the range spans
+    assert means.size <= 64 + 16 * 2 * (np.arcsinh(np.abs(xu).max() * 1e3) + 1)
+    # each group's mean lies between the scores it holds: between two consecutive starts
+    starts = np.searchsorted(np.cumsum(wu), np.cumsum(totals) - 1e-9 * w.sum())
+    assert (means[1:] > xu[starts[:-1]]).all()
+
+
+def test_integer_weights_equal_repeated_rows_with_a_summary():
+    x = summary_cases(n=1500)["their logits"]
+    w = np.random.default_rng(4).integers(1, 4, size=x.size).astype(float)
+    rep = np.repeat(x, w.astype(int))
+    a = DPGaussianMixture1D(summary_size=32).fit(x, w)
+    b = DPGaussianMixture1D(summary_size=32).fit(rep, np.ones_like(rep))
+    assert a.n_iter_summary_ == b.n_iter_summary_ > 0 and a.n_iter_ == b.n_iter_
+    assert a.lower_bound_ == pytest.approx(b.lower_bound_, rel=1e-10)
+    g = np.linspace(-6, 6, 50)
+    np.testing.assert_allclose(a.log_density(g), b.log_density(g), atol=1e-9)
+
+
+@pytest.mark.parametrize(
+    "params", [dict(summary_size=0), dict(summary_size=2.5), dict(refine_iter=0)]
+)
+def test_bad_summary_parameters(params):
+    x = two_bumps(n=(20, 20))
+    (name,) = params
+    with pytest.raises(ValueError, match=f"^{name} must be "):
+        DPMCalibration(**params).fit(x, (x > -0.5).astype(float))

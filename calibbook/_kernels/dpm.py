@@ -13,6 +13,16 @@ in one dimension, so the two can be compared term by term. Each sample i carries
 weight w_i that multiplies its sufficient statistics and its entropy term: an integer
 weight equals repeating the row.
 
+One iteration is one pass over the data (:func:`e_step_statistics`): it computes the
+responsibilities of a block of samples, adds their weighted sufficient statistics and
+entropy, and forgets them, so no array of shape (n, K) is ever formed. The statistics
+of component k are taken about a centre c_k (the component's current mean):
+n_k = sum_i w_i r_ik, s_k = sum_i w_i r_ik (x_i - c_k), q_k = sum_i w_i r_ik (x_i - c_k)^2,
+from which the M step gets the weighted mean c_k + s_k / n_k and the scatter
+q_k - s_k^2 / n_k without cancellation. The exponentials of the E step use a
+polynomial that the compiler vectorises (:func:`_exp_nonpositive`, within 1 ulp of
+``math.exp``), with fused multiply-adds.
+
 Parameters of the variational posterior (per component k):
 ``a, b``: Beta(a_k, b_k) of stick v_k; ``beta``: precision scale of the mean;
 ``mean``: mean of the mean; ``nu``: degrees of freedom; ``cov``: the
@@ -22,10 +32,16 @@ Wishart scale inverse divided by nu (scikit-learn's ``covariances_``).
 import math
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 _EPS10 = 10.0 * np.finfo(np.float64).eps  # scikit-learn adds this to every n_k
 _LOG_2PI = math.log(2.0 * math.pi)
+_BLOCK = 128  # samples whose responsibilities are held at once (K x _BLOCK doubles)
+_LOG2E = 1.4426950408889634
+_LN2_HI = 0.6931471803691238  # ln 2 split in two (Cody & Waite): t * _LN2_HI is exact
+_LN2_LO = 1.9082149292705877e-10
 
 
 @njit(cache=True)
@@ -44,127 +60,254 @@ def digamma(x):
     return result + math.log(x) - 0.5 * inv - series
 
 
-@njit(cache=True)
-def _m_step(x, w, resp, gamma, mean0, beta0, nu0, cov0, reg_covar, a, b, beta, mean, nu, cov):
-    n, n_comp = resp.shape
-    nk = np.zeros(n_comp)
-    sx = np.zeros(n_comp)
-    for i in range(n):
-        for k in range(n_comp):
-            r = w[i] * resp[i, k]
-            nk[k] += r
-            sx[k] += r * x[i]
-    for k in range(n_comp):
-        nk[k] += _EPS10
-        sx[k] /= nk[k]  # now the weighted mean x_k
-    sk = np.zeros(n_comp)
-    for i in range(n):
-        for k in range(n_comp):
-            d = x[i] - sx[k]
-            sk[k] += w[i] * resp[i, k] * d * d
-    tail = 0.0
-    for k in range(n_comp - 1, -1, -1):
-        a[k] = 1.0 + nk[k]
-        b[k] = gamma + tail  # gamma + sum of n_j over the components after k
-        tail += nk[k]
-    for k in range(n_comp):
-        s = sk[k] / nk[k] + reg_covar
-        beta[k] = beta0 + nk[k]
-        mean[k] = (beta0 * mean0 + nk[k] * sx[k]) / beta[k]
-        nu[k] = nu0 + nk[k]
-        diff = sx[k] - mean0
-        cov[k] = (cov0 + nk[k] * s + nk[k] * beta0 / beta[k] * diff * diff) / nu[k]
+@intrinsic
+def _int64_bits_as_float64(typingctx, bits):
+    """The float64 whose IEEE-754 bit pattern is the int64 ``bits`` (a vectorisable bitcast)."""
+    sig = types.float64(types.int64)
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.DoubleType())
+
+    return sig, codegen
+
+
+@njit(cache=True, inline="always")
+def _exp_nonpositive(u):
+    """exp(u) for u <= 0, within 1 ulp of ``math.exp``; 0 below -708 (exp(-708) < 1e-307).
+
+    u = t ln 2 + r with t an integer and |r| <= ln(2) / 2; exp(r) by its Taylor series
+    to degree 13 (remainder below 4e-18), times 2^t built from its bits. Branch-free, so
+    a loop over it vectorises.
+    """
+    u = max(u, -708.5)
+    t = math.floor(u * _LOG2E + 0.5)
+    r = (u - t * _LN2_HI) - t * _LN2_LO
+    p = 1.0 / 6227020800.0
+    p = p * r + 1.0 / 479001600.0
+    p = p * r + 1.0 / 39916800.0
+    p = p * r + 1.0 / 3628800.0
+    p = p * r + 1.0 / 362880.0
+    p = p * r + 1.0 / 40320.0
+    p = p * r + 1.0 / 5040.0
+    p = p * r + 1.0 / 720.0
+    p = p * r + 1.0 / 120.0
+    p = p * r + 1.0 / 24.0
+    p = p * r + 1.0 / 6.0
+    p = p * r + 0.5
+    p = p * r + 1.0
+    p = p * r + 1.0
+    scale = _int64_bits_as_float64((np.int64(t) + 1023) << 52)
+    return p * scale if u > -708.0 else 0.0
 
 
 @njit(cache=True)
-def _e_step(x, a, b, beta, mean, nu, cov, log_resp):
-    """Log responsibilities; returns nothing (log_resp is filled in place)."""
-    n, n_comp = log_resp.shape
-    log_w = np.empty(n_comp)
-    const = np.empty(n_comp)
+def _log_normal_constants(a, b, beta, nu, cov, const, half_prec):
+    """E[log pi_k] + E[log N(x | mu_k, lambda_k)] = const_k - half_prec_k (x - mean_k)^2."""
     acc = 0.0
-    for k in range(n_comp):
+    for k in range(a.shape[0]):
         dsum = digamma(a[k] + b[k])
-        log_w[k] = digamma(a[k]) - dsum + acc  # E[log pi_k] under stick-breaking
+        log_w = digamma(a[k]) - dsum + acc  # E[log pi_k] under stick-breaking
         acc += digamma(b[k]) - dsum
-        # E[log N(x | mu_k, lambda_k)] without the quadratic term
         const[k] = (
-            log_w[k]
+            log_w
             - 0.5 * _LOG_2PI
             - 0.5 * math.log(cov[k])
             - 0.5 * math.log(nu[k])
             + 0.5 * (math.log(2.0) + digamma(0.5 * nu[k]) - 1.0 / beta[k])
         )
-    for i in range(n):
-        top = -np.inf
+        half_prec[k] = 0.5 / cov[k]
+
+
+@njit(cache=True, fastmath={"contract"})  # fused multiply-adds only: no reordering
+def e_step_statistics(x, w, a, b, beta, mean, nu, cov, nk, sd, sdd):
+    """One E step over all samples; fills nk, sd, sdd (centred at ``mean``), returns entropy.
+
+    The entropy is -sum_i w_i sum_k r_ik log r_ik = sum_i w_i (log Z_i - sum_k r_ik u_ik)
+    with u_ik the log responsibility before normalisation, shifted by its maximum over k.
+    Samples are taken _BLOCK at a time; per-lane accumulators keep the inner loops free
+    of reductions (so they vectorise) and are summed at the end.
+    """
+    n = x.shape[0]
+    n_comp = a.shape[0]
+    const = np.empty(n_comp)
+    half_prec = np.empty(n_comp)
+    _log_normal_constants(a, b, beta, nu, cov, const, half_prec)
+    u = np.empty((n_comp, _BLOCK))
+    top = np.empty(_BLOCK)
+    total = np.empty(_BLOCK)
+    dot = np.empty(_BLOCK)
+    acc_n = np.zeros((n_comp, _BLOCK))
+    acc_s = np.zeros((n_comp, _BLOCK))
+    acc_q = np.zeros((n_comp, _BLOCK))
+    acc_h = np.zeros(_BLOCK)
+    for start in range(0, n, _BLOCK):
+        m = min(_BLOCK, n - start)
+        xb = x[start:start + m]
+        wb = w[start:start + m]
+        for j in range(m):
+            top[j] = -np.inf
+            total[j] = 0.0
+            dot[j] = 0.0
         for k in range(n_comp):
-            d = x[i] - mean[k]
-            v = const[k] - 0.5 * d * d / cov[k]
-            log_resp[i, k] = v
-            if v > top:
-                top = v
-        s = 0.0
+            mk, ck, hk = mean[k], const[k], half_prec[k]
+            uk = u[k]
+            for j in range(m):
+                d = xb[j] - mk
+                v = ck - d * d * hk
+                uk[j] = v
+                top[j] = max(top[j], v)
         for k in range(n_comp):
-            s += math.exp(log_resp[i, k] - top)
-        norm = top + math.log(s)
+            uk = u[k]
+            for j in range(m):
+                v = uk[j] - top[j]
+                e = _exp_nonpositive(v)
+                uk[j] = e
+                total[j] += e
+                dot[j] += e * v
+        for j in range(m):
+            scale = wb[j] / total[j]
+            acc_h[j] += wb[j] * math.log(total[j]) - dot[j] * scale
+            total[j] = scale
         for k in range(n_comp):
-            log_resp[i, k] -= norm
+            mk = mean[k]
+            uk, an, as_, aq = u[k], acc_n[k], acc_s[k], acc_q[k]
+            for j in range(m):
+                r = uk[j] * total[j]
+                d = xb[j] - mk
+                rd = r * d
+                an[j] += r
+                as_[j] += rd
+                aq[j] += rd * d
+    entropy = 0.0
+    for j in range(_BLOCK):
+        entropy += acc_h[j]
+    for k in range(n_comp):
+        s0 = 0.0
+        s1 = 0.0
+        s2 = 0.0
+        for j in range(_BLOCK):
+            s0 += acc_n[k, j]
+            s1 += acc_s[k, j]
+            s2 += acc_q[k, j]
+        nk[k] = s0
+        sd[k] = s1
+        sdd[k] = s2
+    return entropy
 
 
 @njit(cache=True)
-def _lower_bound(w, log_resp, a, b, beta, nu, cov):
-    """scikit-learn's lower bound (constant terms removed), with weighted entropy."""
-    n, n_comp = log_resp.shape
-    entropy = 0.0
+def label_statistics(x, w, labels, n_comp):
+    """Statistics (nk, sd, sdd, centre) of hard assignments: sample i in component labels[i]."""
+    nk = np.zeros(n_comp)
+    centre = np.zeros(n_comp)
+    for i in range(x.shape[0]):
+        nk[labels[i]] += w[i]
+        centre[labels[i]] += w[i] * x[i]
+    for k in range(n_comp):
+        if nk[k] > 0:
+            centre[k] /= nk[k]
+    sd = np.zeros(n_comp)
+    sdd = np.zeros(n_comp)
+    for i in range(x.shape[0]):
+        d = x[i] - centre[labels[i]]
+        sd[labels[i]] += w[i] * d
+        sdd[labels[i]] += w[i] * d * d
+    return nk, sd, sdd, centre
+
+
+@njit(cache=True)
+def responsibility_statistics(x, w, resp):
+    """Statistics (nk, sd, sdd, centre) of given responsibilities ``resp`` of shape (n, K)."""
+    n, n_comp = resp.shape
+    nk = np.zeros(n_comp)
+    centre = np.zeros(n_comp)
     for i in range(n):
         for k in range(n_comp):
-            lr = log_resp[i, k]
-            entropy -= w[i] * math.exp(lr) * lr
+            r = w[i] * resp[i, k]
+            nk[k] += r
+            centre[k] += r * x[i]
+    for k in range(n_comp):
+        if nk[k] > 0:
+            centre[k] /= nk[k]
+    sd = np.zeros(n_comp)
+    sdd = np.zeros(n_comp)
+    for i in range(n):
+        for k in range(n_comp):
+            r = w[i] * resp[i, k]
+            d = x[i] - centre[k]
+            sd[k] += r * d
+            sdd[k] += r * d * d
+    return nk, sd, sdd, centre
+
+
+@njit(cache=True)
+def m_step(nk, sd, sdd, centre, gamma, mean0, beta0, nu0, cov0, reg_covar,
+           a, b, beta, mean, nu, cov):
+    """scikit-learn's M step from the statistics of :func:`e_step_statistics` (in place)."""
+    n_comp = nk.shape[0]
+    tail = 0.0
+    for k in range(n_comp - 1, -1, -1):
+        n_k = nk[k] + _EPS10
+        a[k] = 1.0 + n_k
+        b[k] = gamma + tail  # gamma + sum of n_j over the components after k
+        tail += n_k
+    for k in range(n_comp):
+        n_k = nk[k] + _EPS10
+        shift = sd[k] / n_k
+        xbar = centre[k] + shift  # the weighted mean x_k
+        scatter = max(sdd[k] - sd[k] * shift, 0.0)  # sum_i w_i r_ik (x_i - x_k)^2
+        s = scatter / n_k + reg_covar
+        beta[k] = beta0 + n_k
+        mean[k] = (beta0 * mean0 + n_k * xbar) / beta[k]
+        nu[k] = nu0 + n_k
+        diff = xbar - mean0
+        cov[k] = (cov0 + n_k * s + n_k * beta0 / beta[k] * diff * diff) / nu[k]
+
+
+@njit(cache=True)
+def _bound_without_entropy(a, b, beta, nu, cov):
+    """scikit-learn's lower bound (constant terms removed) less the entropy of q(z)."""
     log_wishart = 0.0
     log_norm_weight = 0.0
     sum_log_beta = 0.0
-    for k in range(n_comp):
+    for k in range(a.shape[0]):
         log_det_chol = -0.5 * math.log(cov[k]) - 0.5 * math.log(nu[k])
         log_wishart += -(
             nu[k] * log_det_chol + nu[k] * 0.5 * math.log(2.0) + math.lgamma(0.5 * nu[k])
         )
         log_norm_weight -= math.lgamma(a[k]) + math.lgamma(b[k]) - math.lgamma(a[k] + b[k])
         sum_log_beta += math.log(beta[k])
-    return entropy - log_wishart - log_norm_weight - 0.5 * sum_log_beta
+    return -log_wishart - log_norm_weight - 0.5 * sum_log_beta
 
 
 @njit(cache=True)
-def dp_mixture_vi(x, w, resp0, gamma, mean0, beta0, nu0, cov0, reg_covar, max_iter, tol):
-    """Fit from initial responsibilities ``resp0`` (shape (n, K)); scikit-learn's loop.
+def coordinate_ascent(x, w, a, b, beta, mean, nu, cov, gamma, mean0, beta0, nu0, cov0,
+                      reg_covar, max_iter, tol):
+    """scikit-learn's loop from the current parameters (updated in place).
 
-    Returns (a, b, beta, mean, nu, cov, n_iter, lower_bound, converged).
+    Each iteration: E step, M step, lower bound; stop when the bound changes by less
+    than ``tol``. Returns (n_iter, lower_bound, converged).
     """
-    n, n_comp = resp0.shape
-    a = np.empty(n_comp)
-    b = np.empty(n_comp)
-    beta = np.empty(n_comp)
-    mean = np.empty(n_comp)
-    nu = np.empty(n_comp)
-    cov = np.empty(n_comp)
-    _m_step(x, w, resp0, gamma, mean0, beta0, nu0, cov0, reg_covar, a, b, beta, mean, nu, cov)
-    log_resp = np.empty((n, n_comp))
-    resp = np.empty((n, n_comp))
+    n_comp = a.shape[0]
+    nk = np.empty(n_comp)
+    sd = np.empty(n_comp)
+    sdd = np.empty(n_comp)
+    centre = np.empty(n_comp)
     bound = -np.inf
     converged = False
     n_iter = 0
     for it in range(1, max_iter + 1):
         n_iter = it
         previous = bound
-        _e_step(x, a, b, beta, mean, nu, cov, log_resp)
-        for i in range(n):
-            for k in range(n_comp):
-                resp[i, k] = math.exp(log_resp[i, k])
-        _m_step(x, w, resp, gamma, mean0, beta0, nu0, cov0, reg_covar, a, b, beta, mean, nu, cov)
-        bound = _lower_bound(w, log_resp, a, b, beta, nu, cov)
+        centre[:] = mean
+        entropy = e_step_statistics(x, w, a, b, beta, mean, nu, cov, nk, sd, sdd)
+        m_step(nk, sd, sdd, centre, gamma, mean0, beta0, nu0, cov0, reg_covar,
+               a, b, beta, mean, nu, cov)
+        bound = entropy + _bound_without_entropy(a, b, beta, nu, cov)
         if abs(bound - previous) < tol:
             converged = True
             break
-    return a, b, beta, mean, nu, cov, n_iter, bound, converged
+    return n_iter, bound, converged
 
 
 @njit(cache=True)
