@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ._binning import sorted_runs
+from ._binning import sorted_runs, split_sorted
 from ._params import Options
 from ._validation import check_sample_weight, check_scores
 from .base import BaseCalibrator
@@ -146,13 +146,17 @@ class IsotonicCalibration(BaseCalibrator):
         self.interpolation = interpolation
 
     def _fit(self, scores, y, sample_weight):
-        from ._kernels.isotonic import pav_runs
+        from ._kernels.isotonic import pav_runs, pav_two_sorted
 
-        sign = 1.0 if self.increasing else -1.0  # a decreasing fit is an increasing one in -score
-        values, weights, positives = sorted_runs(sign * scores, y, sample_weight)
-        ends, block_weight, block_sum = pav_runs(weights, positives)
-        starts = np.concatenate(([0], ends[:-1]))
-        lower, upper = values[starts], values[ends - 1]
+        # a decreasing fit is an increasing one in -score
+        s = scores if self.increasing else -scores
+        if sample_weight is None:  # one sort of each class, then runs and PAV in one pass
+            lower, upper, block_weight, block_sum = pav_two_sorted(*split_sorted(s, y))
+        else:
+            values, weights, positives = sorted_runs(s, y, sample_weight)
+            ends, block_weight, block_sum = pav_runs(weights, positives)
+            starts = np.concatenate(([0], ends[:-1]))
+            lower, upper = values[starts], values[ends - 1]
         if not self.increasing:  # back to the original score axis, still listed by increasing score
             lower, upper = -upper[::-1], -lower[::-1]
             block_weight, block_sum = block_weight[::-1], block_sum[::-1]
