@@ -108,8 +108,9 @@ class IsotonicCalibration(BaseCalibrator):
     -----
     Tied scores are pooled before PAV, so a fit on aggregated (score, weight,
     positives) rows equals the fit on the raw rows. Without weights the fit sorts
-    positives and negatives apart with ``np.sort`` and merges them (no argsort);
-    PAV itself is O(number of distinct scores).
+    positives and negatives apart (in place, with ``np.sort``'s algorithm; no argsort),
+    and one pass merges them into runs of tied scores while PAV pools the runs; PAV
+    itself is O(number of distinct scores).
 
     See Also
     --------
