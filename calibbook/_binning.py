@@ -33,16 +33,35 @@ def sorted_runs(scores, labels=None, weights=None):
     ``np.sort`` is several times faster than ``argsort``) and merged in one pass.
     Rows of zero weight are dropped: they are absent rows.
     """
-    from ._kernels.aggregate import merge_sorted_runs, weighted_runs
+    from ._kernels.aggregate import (
+        merge_runs_with_sentinels,
+        merge_sorted_runs,
+        weighted_runs,
+    )
 
     if weights is None:
         if labels is None:
             return merge_sorted_runs(np.sort(scores), np.empty(0))
-        is_pos = labels == 1
-        return merge_sorted_runs(np.sort(scores[~is_pos]), np.sort(scores[is_pos]))
+        return merge_runs_with_sentinels(*split_sorted(scores, labels))
     if labels is None:
         labels = np.zeros_like(scores)
     return weighted_runs(scores, weights, labels, np.argsort(scores))
+
+
+def split_sorted(scores, labels):
+    """Sorted scores of the negatives and of the positives, in one buffer with sentinels.
+
+    Returns ``(buf, n_neg)``: ``buf[:n_neg]`` are the scores with label != 1 and
+    ``buf[n_neg + 1:-1]`` those with label 1, each sorted; ``buf[n_neg]`` and ``buf[-1]``
+    are +inf (see ``_kernels.aggregate.split_with_sentinels``). The two parts are sorted
+    in place, with the algorithm of ``np.sort`` on the same inputs as boolean masks give.
+    """
+    from ._kernels.aggregate import split_with_sentinels
+
+    buf, n_neg = split_with_sentinels(scores, labels)
+    buf[:n_neg].sort()
+    buf[n_neg + 1 : -1].sort()
+    return buf, n_neg
 
 
 def equal_frequency(run_values, run_weights, run_positives, n_bins):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ._binning import sorted_runs
+from ._binning import sorted_runs, split_sorted
 from ._model_averaging import (
     PRUNING_CONSTRAINTS,
     check_pruning,
@@ -125,8 +125,8 @@ class BBQ(BaseCalibrator):
 
     Bin estimates are the posterior means (n1 + C p) / (n + C) under the same prior
     that scores the binning; the authors' code shrinks towards a slightly different
-    data-dependent mean. Cost: one sort, then O(B log R) per binning with prefix sums,
-    O(N log N + sum_B B log N) in all.
+    data-dependent mean. Cost: one sort, then one sweep over the cuts of all the
+    binnings in increasing order (``calibbook._kernels.bbq``), O(N log N + sum_B B) in all.
 
     See Also
     --------
@@ -169,24 +169,35 @@ class BBQ(BaseCalibrator):
         check_pruning(self.prune, self.prune_alpha)
 
     def _fit(self, scores, y, sample_weight):
-        from ._kernels.bbq import average_step_functions, bbq_models
-
-        values, weights, positives = sorted_runs(scores, y, sample_weight)
-        b_min, b_max = _bin_range(weights.sum())
-        log_ml, offsets, cuts, estimates = bbq_models(
-            values, weights, positives, b_min, b_max,
-            float(self.prior_strength), float(self.prior_clip),
+        from ._kernels.bbq import (
+            bbq_average,
+            bbq_collect,
+            bbq_log_marginals,
+            cuts_of_rows,
+            cuts_of_runs,
         )
+
+        n = scores.size
+        b_min, b_max = _bin_range(float(n))
+        if sample_weight is None and n * b_max < 2**53:
+            # every row weighs 1: the runs stream straight out of the two sorted classes
+            record = cuts_of_rows(*split_sorted(scores, y), b_min, b_max)
+            total, pos_total = float(n), float(np.count_nonzero(y == 1.0))
+        else:
+            values, weights, positives = sorted_runs(scores, y, sample_weight)
+            b_min, b_max = _bin_range(weights.sum())
+            record, total, pos_total = cuts_of_runs(values, weights, positives, b_min, b_max)
+        strength, clip = float(self.prior_strength), float(self.prior_clip)
+        log_ml = bbq_log_marginals(record, total, pos_total, b_min, b_max, strength, clip)
         alpha = pruning_alpha(self.prune, self.prune_alpha, self._ELBOW_ALPHA)
-        model_weight = relative_likelihoods(-2.0 * log_ml, self.prune, alpha)
-        used = np.repeat(model_weight > 0, np.diff(offsets))
-        grid = np.unique(cuts[used & np.isfinite(cuts)])
-        averaged = average_step_functions(offsets, cuts, estimates, model_weight, grid)
-        self.bin_edges_ = grid
+        weight = relative_likelihoods(-2.0 * log_ml, self.prune, alpha)
+        keep = weight > 0
+        cuts = bbq_collect(record, b_min, weight)
+        averaged = bbq_average(*cuts, total, pos_total, strength, clip, weight)
+        self.bin_edges_ = cuts[5]
         self.bin_estimates_ = np.clip(averaged, 0.0, 1.0)
-        keep = model_weight > 0
         self.model_n_bins_ = np.arange(b_min, b_max + 1)[keep]
-        self.model_weights_ = model_weight[keep]
+        self.model_weights_ = weight[keep]
         self.log_marginal_likelihoods_ = log_ml[keep]
         return self
 

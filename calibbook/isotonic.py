@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ._binning import sorted_runs
+from ._binning import sorted_runs, split_sorted
 from ._params import Options
 from ._validation import check_sample_weight, check_scores
 from .base import BaseCalibrator
@@ -109,8 +109,9 @@ class IsotonicCalibration(BaseCalibrator):
     -----
     Tied scores are pooled before PAV, so a fit on aggregated (score, weight,
     positives) rows equals the fit on the raw rows. Without weights the fit sorts
-    positives and negatives apart with ``np.sort`` and merges them (no argsort);
-    PAV itself is O(number of distinct scores).
+    positives and negatives apart (in place, with ``np.sort``'s algorithm; no argsort),
+    and one pass merges them into runs of tied scores while PAV pools the runs; PAV
+    itself is O(number of distinct scores).
 
     See Also
     --------
@@ -147,13 +148,17 @@ class IsotonicCalibration(BaseCalibrator):
         self.interpolation = interpolation
 
     def _fit(self, scores, y, sample_weight):
-        from ._kernels.isotonic import pav_runs
+        from ._kernels.isotonic import pav_runs, pav_two_sorted
 
-        sign = 1.0 if self.increasing else -1.0  # a decreasing fit is an increasing one in -score
-        values, weights, positives = sorted_runs(sign * scores, y, sample_weight)
-        ends, block_weight, block_sum = pav_runs(weights, positives)
-        starts = np.concatenate(([0], ends[:-1]))
-        lower, upper = values[starts], values[ends - 1]
+        # a decreasing fit is an increasing one in -score
+        s = scores if self.increasing else -scores
+        if sample_weight is None:  # one sort of each class, then runs and PAV in one pass
+            lower, upper, block_weight, block_sum = pav_two_sorted(*split_sorted(s, y))
+        else:
+            values, weights, positives = sorted_runs(s, y, sample_weight)
+            ends, block_weight, block_sum = pav_runs(weights, positives)
+            starts = np.concatenate(([0], ends[:-1]))
+            lower, upper = values[starts], values[ends - 1]
         if not self.increasing:  # back to the original score axis, still listed by increasing score
             lower, upper = -upper[::-1], -lower[::-1]
             block_weight, block_sum = block_weight[::-1], block_sum[::-1]

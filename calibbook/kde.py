@@ -462,16 +462,16 @@ class KDECalibration(BaseCalibrator):
         log_a, log_b = ls1 - math.log(d1.h), ls0 - math.log(d0.h) - quad
         return expit(log_a - log_b)  # a / (a + b)
 
-    def _posterior_gaussian_binned(self, x):
+    def _posterior_gaussian_binned(self, x, clip=(-np.inf, np.inf)):
+        """Binned posterior of x clipped to ``clip``; the exact sums off the grid or where the
+        binned sums are too small for ``binned_tol`` (one compiled pass, no temporaries)."""
+        from ._kernels.kde import binned_posterior
+
         lo, delta, n_grid, b_grid, a_grid = self._grid
-        grid = lo + delta * np.arange(n_grid)
-        a = np.interp(x, grid, a_grid)
-        b = np.interp(x, grid, b_grid)
         p = np.empty_like(x)
-        ok = (x >= grid[0]) & (x <= grid[-1]) & (a + b >= self._grid_floor)
-        p[ok] = a[ok] / (a[ok] + b[ok])
-        if not ok.all():
-            p[~ok] = self._posterior_gaussian_exact(x[~ok])
+        bad = binned_posterior(x, *clip, lo, delta, n_grid, a_grid, b_grid, self._grid_floor, p)
+        if bad.size:
+            p[bad] = self._posterior_gaussian_exact(np.clip(x[bad], *clip))
         return p
 
     def _posterior_compact(self, x, fallback=True):
@@ -503,6 +503,10 @@ class KDECalibration(BaseCalibrator):
     def _predict(self, scores):
         if self.support_.size == 1:  # constant training scores: the base rate
             return np.full(scores.shape, self.class_prior_[1])
+        if self.kernel == "gaussian" and self.method_ == "binned" and not self.logit_input:
+            # the clip happens inside the compiled pass
+            clip = self.score_range_ if self.out_of_bounds == "clip" else (-np.inf, np.inf)
+            return self._posterior_gaussian_binned(scores, tuple(float(c) for c in clip))
         if self.out_of_bounds == "clip":
             scores = np.clip(scores, *self.score_range_)
         scores = self._features(scores)

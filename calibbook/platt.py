@@ -88,11 +88,18 @@ class PlattScaling(BaseCalibrator):
     def _fit(self, scores, y, sample_weight):
         from ._kernels.platt import platt_newton
 
-        w = np.ones_like(scores) if sample_weight is None else sample_weight
-        targets, n_pos, n_neg = platt_targets(y, w)
+        if sample_weight is None:  # weights 1: the kernel takes an empty array
+            w = np.empty(0)
+            n_pos = float(np.count_nonzero(y == 1.0))
+            n_neg = y.size - n_pos
+        else:
+            w = sample_weight
+            n_pos = np.sum(w * y)
+            n_neg = np.sum(w) - n_pos
+        t_pos, t_neg = (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0)  # Platt's targets
         a0, b0 = 0.0, float(np.log((n_neg + 1.0) / (n_pos + 1.0)))  # Platt's starting point
         a, b, n_iter, converged = platt_newton(
-            self._features(scores), targets, w, a0, b0, self.max_iter
+            self._features(scores), y, w, t_pos, t_neg, a0, b0, self.max_iter
         )
         if not converged:
             warnings.warn(

@@ -128,3 +128,74 @@ def test_contract(interpolation):
     s = np.round(rng.normal(size=200), 1)  # ties
     y = (rng.uniform(size=200) < 1 / (1 + np.exp(-s))).astype(int)
     check_calibrator_contract(IsotonicCalibration(interpolation=interpolation), s, y)
+
+
+# --- the fused fit (one sort per class, runs and PAV in one pass) against the old steps ---
+
+
+def _old_sorted_runs(scores, labels):
+    """Frozen copy of the unweighted ``sorted_runs`` before the fused path (boolean masks)."""
+    from calibbook._kernels.aggregate import merge_sorted_runs
+
+    is_pos = labels == 1
+    return merge_sorted_runs(np.sort(scores[~is_pos]), np.sort(scores[is_pos]))
+
+
+def _old_isotonic_fit(scores, y, increasing):
+    """Frozen copy of ``IsotonicCalibration._fit`` without weights before the fused kernel."""
+    from calibbook._kernels.isotonic import pav_runs
+
+    sign = 1.0 if increasing else -1.0
+    values, weights, positives = _old_sorted_runs(sign * scores, y)
+    ends, block_weight, block_sum = pav_runs(weights, positives)
+    starts = np.concatenate(([0], ends[:-1]))
+    lower, upper = values[starts], values[ends - 1]
+    if not increasing:
+        lower, upper = -upper[::-1], -lower[::-1]
+        block_weight, block_sum = block_weight[::-1], block_sum[::-1]
+    return lower, upper, block_weight, np.clip(block_sum / block_weight, 0.0, 1.0)
+
+
+def _same_bits(a, b):
+    return (
+        a.shape == b.shape and np.array_equal(a, b) and np.array_equal(np.signbit(a), np.signbit(b))
+    )
+
+
+def _fused_case(rng, kind, n):
+    if kind == "distinct":
+        s = rng.uniform(size=n)
+    elif kind == "ties":
+        s = rng.integers(0, 5, size=n).astype(float)
+    elif kind == "signed zeros":
+        s = rng.choice([-0.0, 0.0, 1.0, -1.0], size=n)
+    else:  # rounded normals: many short runs with both labels
+        s = np.round(rng.normal(size=n), 1)
+    y = (rng.uniform(size=n) < 0.5).astype(float)
+    y[0], y[1] = 0.0, 1.0
+    return s, y
+
+
+@pytest.mark.parametrize("kind", ["distinct", "ties", "signed zeros", "rounded"])
+@pytest.mark.parametrize("seed", range(25))
+def test_fused_fit_equals_the_old_steps_bit_for_bit(kind, seed):
+    from calibbook._binning import sorted_runs
+
+    rng = np.random.default_rng(seed)
+    s, y = _fused_case(rng, kind, int(rng.integers(2, 3000)))
+    for increasing in (True, False):
+        cal = IsotonicCalibration(increasing=increasing).fit(s, y)
+        new = (cal.block_lower_, cal.block_upper_, cal.block_weights_, cal.block_values_)
+        for a, b in zip(new, _old_isotonic_fit(s, y, increasing)):
+            assert _same_bits(a, b)
+    for a, b in zip(sorted_runs(s, y), _old_sorted_runs(s, y)):
+        assert _same_bits(a, b)
+
+
+def test_fused_fit_with_one_row_per_class_and_sorted_input():
+    for s, y in [([0.3, 0.1], [1.0, 0.0]), (np.arange(50.0), np.repeat([0.0, 1.0], 25))]:
+        s, y = np.asarray(s, dtype=float), np.asarray(y, dtype=float)
+        cal = IsotonicCalibration().fit(s, y)
+        new = (cal.block_lower_, cal.block_upper_, cal.block_weights_, cal.block_values_)
+        for a, b in zip(new, _old_isotonic_fit(s, y, True)):
+            assert _same_bits(a, b)

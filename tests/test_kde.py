@@ -58,8 +58,13 @@ def make_data(n=200, seed=0, scale=1.0):
 def test_matches_brute_force_eq5(kernel, bandwidth, shared, out_of_bounds):
     s, y = make_data()
     w = np.random.default_rng(1).uniform(0.2, 2.0, size=s.size)
-    cal = KDECalibration(kernel=kernel, bandwidth=bandwidth, shared_bandwidth=shared,
-                         method="exact", out_of_bounds=out_of_bounds).fit(s, y, w)
+    cal = KDECalibration(
+        kernel=kernel,
+        bandwidth=bandwidth,
+        shared_bandwidth=shared,
+        method="exact",
+        out_of_bounds=out_of_bounds,
+    ).fit(s, y, w)
     h0, h1 = cal.bandwidth_
     q = np.concatenate([s, np.linspace(-4, 4, 401)])
     assert q.min() < s.min() and q.max() > s.max()
@@ -78,11 +83,13 @@ def test_reflection_matches_brute_force(kernel, bandwidth, shared):
     s = rng.beta(0.7, 2.0, size=150)
     y = (rng.uniform(size=150) < s).astype(float)
     y[:2] = [0, 1]
-    cal = KDECalibration(kernel=kernel, bandwidth=bandwidth, shared_bandwidth=shared, reflect=True,
-                         method="exact").fit(s, y)
+    cal = KDECalibration(
+        kernel=kernel, bandwidth=bandwidth, shared_bandwidth=shared, reflect=True, method="exact"
+    ).fit(s, y)
     q = np.concatenate([s, np.linspace(0, 1, 301)])
-    expected, denom = brute_eq5(s, y, np.ones_like(s), at(q, s), kernel, *cal.bandwidth_,
-                                reflect=True)
+    expected, denom = brute_eq5(
+        s, y, np.ones_like(s), at(q, s), kernel, *cal.bandwidth_, reflect=True
+    )
     defined = denom > 1e-6 * denom.max()
     np.testing.assert_allclose(cal.predict(q)[defined], expected[defined], atol=1e-9)
 
@@ -172,10 +179,10 @@ def test_bandwidth_rules():
     x = np.sort(rng.normal(size=500))
     w = np.ones_like(x)
     sigma = x.std(ddof=1)
-    assert bandwidth_rule(x, w, "silverman") == pytest.approx(1.06 * sigma * 500 ** -0.2)
-    assert bandwidth_rule(x, w, "scott") == pytest.approx(sigma * 500 ** -0.2)
+    assert bandwidth_rule(x, w, "silverman") == pytest.approx(1.06 * sigma * 500**-0.2)
+    assert bandwidth_rule(x, w, "scott") == pytest.approx(sigma * 500**-0.2)
     iqr = np.subtract(*np.percentile(x, [75, 25]))
-    robust = 0.9 * min(sigma, iqr / 1.34) * 500 ** -0.2
+    robust = 0.9 * min(sigma, iqr / 1.34) * 500**-0.2
     assert bandwidth_rule(x, w, "silverman_robust") == pytest.approx(robust)
     # integer weights equal repeated rows, including the weighted IQR
     wi = rng.integers(0, 4, size=x.size).astype(float)
@@ -208,12 +215,25 @@ def test_unequal_scores_keep_a_bandwidth():
     assert np.isfinite(cal.bandwidth_).all() and (cal.bandwidth_ > 0).all()
 
 
-@pytest.mark.parametrize("params", [
-    dict(kernel="cosine"), dict(bandwidth=0.0), dict(bandwidth=-1.0), dict(bandwidth=np.nan),
-    dict(bandwidth="normal"), dict(method="fft"), dict(binned_tol=0.0), dict(binned_tol=1.0),
-    dict(bandwidth=True), dict(shared_bandwidth=1), dict(reflect="yes"), dict(logit_input=None),
-    dict(out_of_bounds="nearest"), dict(out_of_bounds="raise"),
-])
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(kernel="cosine"),
+        dict(bandwidth=0.0),
+        dict(bandwidth=-1.0),
+        dict(bandwidth=np.nan),
+        dict(bandwidth="normal"),
+        dict(method="fft"),
+        dict(binned_tol=0.0),
+        dict(binned_tol=1.0),
+        dict(bandwidth=True),
+        dict(shared_bandwidth=1),
+        dict(reflect="yes"),
+        dict(logit_input=None),
+        dict(out_of_bounds="nearest"),
+        dict(out_of_bounds="raise"),
+    ],
+)
 def test_bad_parameters(params):
     s, y = make_data(n=50)
     (name,) = params
@@ -238,8 +258,9 @@ def test_contract(kernel, reflect, out_of_bounds):
     rng = np.random.default_rng(8)
     s = rng.uniform(size=120)
     y = (rng.uniform(size=120) < s).astype(float)
-    cal = KDECalibration(kernel=kernel, reflect=reflect, shared_bandwidth=False,
-                         out_of_bounds=out_of_bounds)
+    cal = KDECalibration(
+        kernel=kernel, reflect=reflect, shared_bandwidth=False, out_of_bounds=out_of_bounds
+    )
     check_calibrator_contract(cal, s, y)
 
 
@@ -341,10 +362,19 @@ def test_clip_predicts_the_nearest_training_extreme(kernel, variant):
     q = np.linspace(0.0, 1.0, 101)
     z, zq = s, q
     if variant.get("logit_input"):  # Eq. 5 on the logits, probabilities clipped to 1e-12
-        z, zq = (np.log(np.clip(v, 1e-12, 1 - 1e-12)) - np.log1p(-np.clip(v, 1e-12, 1 - 1e-12))
-                 for v in (s, q))
-    expected, denom = brute_eq5(z[w > 0], y[w > 0], w[w > 0], zq, kernel, *far.bandwidth_,
-                                reflect=bool(variant.get("reflect")))
+        z, zq = (
+            np.log(np.clip(v, 1e-12, 1 - 1e-12)) - np.log1p(-np.clip(v, 1e-12, 1 - 1e-12))
+            for v in (s, q)
+        )
+    expected, denom = brute_eq5(
+        z[w > 0],
+        y[w > 0],
+        w[w > 0],
+        zq,
+        kernel,
+        *far.bandwidth_,
+        reflect=bool(variant.get("reflect")),
+    )
     defined = denom > 1e-6 * denom.max()
     np.testing.assert_allclose(far.predict(q)[defined], expected[defined], atol=1e-9)
 
@@ -396,7 +426,8 @@ def test_rule_of_thumb_uses_equivalent_bandwidth(kernel, rule, shared):
     factor = EQUIVALENT_BANDWIDTH_FACTORS[kernel]
     xs = np.sort(s)
     assert bandwidth_rule(xs, np.ones_like(xs), rule, kernel) == pytest.approx(
-        factor * bandwidth_rule(xs, np.ones_like(xs), rule), rel=1e-12)
+        factor * bandwidth_rule(xs, np.ones_like(xs), rule), rel=1e-12
+    )
     cal = KDECalibration(kernel=kernel, bandwidth=rule, shared_bandwidth=shared).fit(s, y)
     gaussian = KDECalibration(bandwidth=rule, shared_bandwidth=shared).fit(s, y)
     np.testing.assert_allclose(cal.bandwidth_, factor * gaussian.bandwidth_, rtol=1e-12)
@@ -417,3 +448,62 @@ def test_equivalent_bandwidths_give_similar_maps():
         scaled = KDECalibration(kernel=kernel).fit(s, y).predict(q)
         unscaled = KDECalibration(kernel=kernel, bandwidth=h).fit(s, y).predict(q)
         assert np.abs(scaled - gaussian).max() < np.abs(unscaled - gaussian).max()
+
+
+# --- the binned predict in one compiled pass against the old np.interp path (frozen copy) ---
+
+
+def _old_binned_predict(cal, scores):
+    """Frozen copy of ``predict`` on the binned path before the compiled pass."""
+    scores = np.asarray(scores, dtype=float)
+    if cal.out_of_bounds == "clip":
+        scores = np.clip(scores, *cal.score_range_)
+    x = cal._features(scores)
+    lo, delta, n_grid, b_grid, a_grid = cal._grid
+    grid = lo + delta * np.arange(n_grid)
+    a = np.interp(x, grid, a_grid)
+    b = np.interp(x, grid, b_grid)
+    p = np.empty_like(x)
+    ok = (x >= grid[0]) & (x <= grid[-1]) & (a + b >= cal._grid_floor)
+    p[ok] = a[ok] / (a[ok] + b[ok])
+    if not ok.all():
+        p[~ok] = cal._posterior_gaussian_exact(x[~ok])
+    return np.clip(p, 0.0, 1.0)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"out_of_bounds": "extrapolate"},
+        {"shared_bandwidth": False},
+        {"reflect": True},
+        {"logit_input": True},
+        {"bandwidth": 0.002, "binned_tol": 1e-7},  # a grid of about 10^6 points, a high floor
+        {"bandwidth": "scott", "out_of_bounds": "extrapolate", "binned_tol": 0.5},
+    ],
+)
+@pytest.mark.parametrize("seed", range(3))
+def test_compiled_binned_predict_equals_the_old_interp_path(params, seed):
+    rng = np.random.default_rng(seed)
+    n = 6000
+    s = rng.beta(0.6, 0.8, size=n)
+    if seed == 2:
+        s = np.round(s, 3)  # ties
+    y = (rng.uniform(size=n) < s).astype(float)
+    w = rng.integers(0, 3, size=n).astype(float) if seed == 1 else None
+    cal = KDECalibration(method="binned", **params).fit(s, y, w)
+    lo, delta, n_grid = cal._grid[:3]
+    grid_end = lo + delta * (n_grid - 1)
+    q = np.concatenate(
+        [
+            s,
+            rng.uniform(-0.2, 1.2, size=4000),
+            lo + delta * rng.integers(0, n_grid, size=500),  # on grid points
+            [lo, grid_end, np.nextafter(lo, -1), np.nextafter(grid_end, 2), -50.0, 50.0],
+        ]
+    )
+    if params.get("reflect") or params.get("logit_input"):
+        q = np.clip(q, 0.0, 1.0)
+    new, old = cal.predict(q), _old_binned_predict(cal, q)
+    np.testing.assert_array_equal(new, old)

@@ -65,3 +65,66 @@ def weighted_runs(values, weights, labels, order):
         out_w[r] += w
         out_p[r] += w * labels[i]
     return out_v[: r + 1], out_w[: r + 1], out_p[: r + 1]
+
+
+@njit(cache=True)
+def split_with_sentinels(scores, labels):
+    """Negatives' and positives' scores in one buffer, each part followed by +inf.
+
+    Returns ``buf`` of length N + 2 and the number of negatives K: ``buf[:K]`` holds the
+    scores of the rows with label != 1 and ``buf[K + 1:N + 1]`` those with label 1, each
+    in row order (as boolean masks would give them); ``buf[K]`` and ``buf[N + 1]`` are
+    +inf. Sorting the two parts in place leaves a buffer that ``merge_runs_with_sentinels``
+    reads without bounds checks. One counting pass, then one branch-free pass: every row
+    is written to both parts' next free slots and only the right pointer advances.
+    """
+    n = scores.shape[0]
+    n_pos = 0
+    for i in range(n):
+        n_pos += labels[i] == 1.0
+    n_neg = n - n_pos
+    buf = np.empty(n + 2, np.float64)
+    i_neg, i_pos = 0, n_neg + 1
+    for i in range(n):
+        s = scores[i]
+        is_pos = labels[i] == 1.0
+        buf[i_neg] = s
+        buf[i_pos] = s
+        i_neg += 1 - is_pos
+        i_pos += is_pos
+    buf[n_neg] = np.inf
+    buf[n + 1] = np.inf
+    return buf, n_neg
+
+
+@njit(cache=True)
+def merge_runs_with_sentinels(buf, n_neg):
+    """``merge_sorted_runs`` over the buffer of ``split_with_sentinels`` with sorted parts.
+
+    The same runs, bit for bit (a tie between a negative and a positive takes the
+    negative first, as there); the +inf sentinels remove the bounds checks, and the
+    choice of the next score is a select rather than a branch on random labels.
+    """
+    n = buf.shape[0] - 2
+    values = np.empty(n, np.float64)
+    weights = np.empty(n, np.float64)
+    positives = np.empty(n, np.float64)
+    i, j = 0, n_neg + 1
+    r = -1
+    cur = 0.0
+    for _ in range(n):
+        a, b = buf[i], buf[j]
+        take_neg = a <= b
+        v = a if take_neg else b
+        i += take_neg
+        j += 1 - take_neg
+        if r < 0 or v != cur:
+            r += 1
+            cur = v
+            values[r] = v
+            weights[r] = 0.0
+            positives[r] = 0.0
+        weights[r] += 1.0
+        positives[r] += 0.0 if take_neg else 1.0
+    return values[: r + 1], weights[: r + 1], positives[: r + 1]
+

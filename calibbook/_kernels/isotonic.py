@@ -42,6 +42,59 @@ def pav_runs(weights, sums):
 
 
 @njit(cache=True)
+def pav_two_sorted(buf, n_neg):
+    """PAV straight from the buffer of ``aggregate.split_with_sentinels`` with sorted parts.
+
+    Fuses ``merge_runs_with_sentinels`` and ``pav_runs``: each run of equal scores is
+    pushed as soon as it is complete, so the runs are never stored. The arithmetic is
+    that of the two steps (the same sums in the same order), so the blocks are the same
+    bit for bit.
+
+    Returns
+    -------
+    lower, upper : float64 arrays (n_blocks,)
+        The first and last score of each block.
+    block_weight, block_sum : float64 arrays (n_blocks,)
+    """
+    n = buf.shape[0] - 2
+    lower = np.empty(n, np.float64)
+    upper = np.empty(n, np.float64)
+    bw = np.empty(n, np.float64)
+    bs = np.empty(n, np.float64)
+    top = -1
+    i, j = 0, n_neg + 1
+    cur = cur_w = cur_p = 0.0
+    for it in range(n + 1):
+        if it < n:
+            a, b = buf[i], buf[j]
+            take_neg = a <= b
+            v = a if take_neg else b
+            i += take_neg
+            j += 1 - take_neg
+            if it > 0 and v == cur:
+                cur_w += 1.0
+                cur_p += 0.0 if take_neg else 1.0
+                continue
+        if it > 0:  # the run of ``cur`` is complete: push it and pool
+            top += 1
+            lower[top] = cur
+            upper[top] = cur
+            bw[top] = cur_w
+            bs[top] = cur_p
+            while top > 0 and bs[top - 1] * bw[top] >= bs[top] * bw[top - 1]:
+                bw[top - 1] += bw[top]
+                bs[top - 1] += bs[top]
+                upper[top - 1] = upper[top]
+                top -= 1
+        if it < n:
+            cur = v
+            cur_w = 0.0 + 1.0
+            cur_p = 0.0 + (0.0 if take_neg else 1.0)
+    m = top + 1
+    return lower[:m].copy(), upper[:m].copy(), bw[:m].copy(), bs[:m].copy()
+
+
+@njit(cache=True)
 def step_values(block_starts, block_values, x):
     """Value of the block whose first score is the largest one <= x (first block below all)."""
     counts = bin_index(block_starts, x)

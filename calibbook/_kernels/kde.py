@@ -200,3 +200,56 @@ def linear_binning(xs, w, lo, delta, n_grid):
         g[j] += w[i] * (1.0 - frac)
         g[j + 1] += w[i] * frac
     return g
+
+
+@njit(cache=True)
+def _grid_interp(v, j, lo, delta, n_grid, values):
+    """``np.interp(v, grid, values)`` at a v with grid[j] <= v < grid[j + 1], its formula."""
+    if j == n_grid - 1:
+        return values[j]
+    x0 = lo + delta * j
+    if x0 == v:
+        return values[j]
+    x1 = lo + delta * (j + 1)
+    slope = (values[j + 1] - values[j]) / (x1 - x0)
+    out = slope * (v - x0) + values[j]
+    if np.isnan(out):  # as numpy: from the other end, then the common value
+        out = slope * (v - x1) + values[j + 1]
+        if np.isnan(out) and values[j] == values[j + 1]:
+            out = values[j]
+    return out
+
+
+@njit(cache=True)
+def binned_posterior(x, clip_lo, clip_hi, lo, delta, n_grid, a_grid, b_grid, floor, out):
+    """a / (a + b) from the binned sums on the grid lo + delta * k (k < n_grid).
+
+    Each query is first clipped to [clip_lo, clip_hi]. a and b are the linear
+    interpolations of ``a_grid`` and ``b_grid``, computed as ``np.interp`` computes them
+    (the same bracket and formula); the grid is uniform, so the bracket comes from
+    (v - lo) / delta and a step or two instead of a binary search. Queries off the grid,
+    or where a + b < ``floor``, are left to the exact sums: their indices are returned.
+    """
+    n = x.shape[0]
+    last = lo + delta * (n_grid - 1)
+    bad = np.empty(n, np.int64)
+    n_bad = 0
+    for i in range(n):
+        v = min(max(x[i], clip_lo), clip_hi)
+        if not (v >= lo and v <= last):
+            bad[n_bad] = i
+            n_bad += 1
+            continue
+        j = min(int((v - lo) / delta), n_grid - 1)
+        while j > 0 and lo + delta * j > v:  # the largest j with grid[j] <= v
+            j -= 1
+        while j < n_grid - 1 and lo + delta * (j + 1) <= v:
+            j += 1
+        a = _grid_interp(v, j, lo, delta, n_grid, a_grid)
+        b = _grid_interp(v, j, lo, delta, n_grid, b_grid)
+        if a + b >= floor:
+            out[i] = a / (a + b)
+        else:
+            bad[n_bad] = i
+            n_bad += 1
+    return bad[:n_bad]
