@@ -7,6 +7,8 @@
 #                   other SIMD and BLAS paths), the docstring examples, the warning-free book
 #                   build, the built pages in headless Chromium, then make lowest
 #   make lowest     the unit tests against the lowest versions pyproject.toml allows (.venv-lowest)
+#   make bench      every benchmark in one table (benchmarks/run_all.py), then refresh
+#                   data/speed_scaling.csv and re-execute chapter 8 and the decision guide
 #   make lock       re-resolve constraints.txt for every supported CPython (needs network)
 #   make clean      remove _build;  make distclean  also remove .venv and .venv-lowest
 #
@@ -39,7 +41,7 @@ NOTEBOOKS = $(shell find book -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*
 OTHER_CORETYPE ?= Haswell
 OTHER_ARITHMETIC = NPY_DISABLE_CPU_FEATURES="$(NPY_OPTIONAL_FEATURES)" OPENBLAS_CORETYPE=$(OTHER_CORETYPE)
 NPY_OPTIONAL_FEATURES = $(shell $(VPY) -c "from numpy._core import _multiarray_umath as m; print(' '.join(f for f in m.__cpu_dispatch__ if m.__cpu_features__.get(f)))")
-.PHONY: env book test nbval nbval-other-arithmetic lowest lock clean distclean
+.PHONY: env book test nbval nbval-other-arithmetic lowest lock bench clean distclean
 
 env:
 	@bash scripts/make_venv.sh "$(PYTHON)" "$(VENV)" $(PYTHON_CHOSEN) $(BOOK_PYTHON_MIN) $(BOOK_PYTHON_MAX)
@@ -103,6 +105,13 @@ lock: env
 	$(VPY) -m pip install --quiet uv
 	$(VENV)/bin/uv pip compile pyproject.toml --all-extras --universal --python-version $(BOOK_PYTHON_MIN) \
 		--custom-compile-command "make lock" $(UV_ARGS) -o constraints.txt
+
+# One BLAS thread: a spinning OpenBLAS pool after scikit-learn's calls skews the next timing.
+bench: env
+	OPENBLAS_NUM_THREADS=1 $(VPY) benchmarks/run_all.py
+	OPENBLAS_NUM_THREADS=1 $(VPY) benchmarks/bench_scaling.py --csv data/speed_scaling.csv
+	cd book && CALIBBOOK_CACHE=$(CURDIR)/_build/bench-cache MPLBACKEND=$(NBVAL_MPLBACKEND) \
+		$(CURDIR)/$(VENV)/bin/jupyter execute --inplace 08_comparison.ipynb which_calibrator.ipynb
 
 clean:
 	rm -rf _build book/api/generated
