@@ -18,6 +18,19 @@ def median_time(func, repeats=5, warmup=1):
     return float(np.median(times))
 
 
+def interleaved(funcs, repeats):
+    """Median seconds of each function, timed in turns (one call of each per round)."""
+    for func in funcs:  # warm-up (numba compiles or loads its cache)
+        func()
+    times = [[] for _ in funcs]
+    for _ in range(repeats):
+        for spent, func in zip(times, funcs):
+            start = time.perf_counter()
+            func()
+            spent.append(time.perf_counter() - start)
+    return [float(np.median(spent)) for spent in times]
+
+
 def parse_args(doc, default_sizes):
     """Command line shared by the benchmark scripts: --sizes and --repeats."""
     parser = argparse.ArgumentParser(description=doc)

@@ -9,29 +9,14 @@ Run: python benchmarks/bench_bbq.py [--sizes 1e6 1e7] [--repeats 5]
 
 import os
 import platform
-import time
 
-import numpy as np
-from _timing import parse_args
+from _timing import interleaved, parse_args
 from bench_scaling import synthetic
 
 from calibbook.bbq import BBQ
 from calibbook.isotonic import IsotonicCalibration
 
 TARGET = 2.5  # BBQ fit / IsotonicCalibration fit at 1e6
-
-
-def interleaved(funcs, repeats):
-    """Median seconds of each function, timed in turns (one call of each per round)."""
-    for func in funcs:  # warm-up (numba compiles or loads its cache)
-        func()
-    times = [[] for _ in funcs]
-    for _ in range(repeats):
-        for spent, func in zip(times, funcs):
-            start = time.perf_counter()
-            func()
-            spent.append(time.perf_counter() - start)
-    return [float(np.median(spent)) for spent in times]
 
 
 def measure(sizes, repeats):

@@ -10,10 +10,9 @@ Run: python benchmarks/bench_isotonic.py [--sizes 1e6 1e7] [--repeats 5]
 
 import os
 import platform
-import time
 
 import numpy as np
-from _timing import parse_args
+from _timing import interleaved, parse_args
 from bench_scaling import synthetic
 from sklearn.isotonic import IsotonicRegression
 
@@ -21,19 +20,6 @@ from calibbook.isotonic import IsotonicCalibration
 
 SORT_TARGET = 4.0  # fit / np.sort at 1e6 and 1e7
 SKLEARN_FIT_TARGET = 0.7
-
-
-def interleaved(funcs, repeats):
-    """Median seconds of each function, timed in turns (one call of each per round)."""
-    for func in funcs:  # warm-up (numba compiles or loads its cache)
-        func()
-    times = [[] for _ in funcs]
-    for _ in range(repeats):
-        for spent, func in zip(times, funcs):
-            start = time.perf_counter()
-            func()
-            spent.append(time.perf_counter() - start)
-    return [float(np.median(spent)) for spent in times]
 
 
 def measure(sizes, repeats):

@@ -16,10 +16,9 @@ Run: python benchmarks/bench_kde.py [--sizes 1e4 1e5] [--max-exact 2e4] [--repea
 import argparse
 import os
 import platform
-import time
 
 import numpy as np
-from _timing import median_time
+from _timing import interleaved, median_time
 from bench_scaling import synthetic
 from scipy.special import expit
 from sklearn.neighbors import KernelDensity
@@ -38,19 +37,6 @@ def sklearn_eq5(s, y, q, h):
 
 
 TARGET = 2.0  # predict / scikit-learn's isotonic predict
-
-
-def interleaved(funcs, repeats):
-    """Median seconds of each function, timed in turns (one call of each per round)."""
-    for func in funcs:  # warm-up (numba compiles or loads its cache)
-        func()
-    times = [[] for _ in funcs]
-    for _ in range(repeats):
-        for spent, func in zip(times, funcs):
-            start = time.perf_counter()
-            func()
-            spent.append(time.perf_counter() - start)
-    return [float(np.median(spent)) for spent in times]
 
 
 def measure(sizes, repeats):

@@ -10,10 +10,9 @@ Run: python benchmarks/bench_platt.py [--sizes 1e5 1e6] [--repeats 5]
 
 import os
 import platform
-import time
 
 import numpy as np
-from _timing import parse_args
+from _timing import interleaved, parse_args
 from bench_scaling import synthetic
 from numba import njit
 
@@ -88,19 +87,6 @@ def old_fit(f, y):
     t, n_pos, n_neg = platt_targets(y, w)
     b0 = float(np.log((n_neg + 1.0) / (n_pos + 1.0)))
     return _old_newton(f, t, w, 0.0, b0, 100, 1e-10)[:2]
-
-
-def interleaved(funcs, repeats):
-    """Median seconds of each function, timed in turns (one call of each per round)."""
-    for func in funcs:  # warm-up (numba compiles or loads its cache)
-        func()
-    times = [[] for _ in funcs]
-    for _ in range(repeats):
-        for spent, func in zip(times, funcs):
-            start = time.perf_counter()
-            func()
-            spent.append(time.perf_counter() - start)
-    return [float(np.median(spent)) for spent in times]
 
 
 def measure(sizes, repeats):
