@@ -159,23 +159,69 @@ def _path(s, target, w):
     return NearIsotonicPath(values, weights, sums, *path_kernel(weights, sums))
 
 
-def score_path_models(weights, sums, events, event_model, model_lam, criterion, *,
-                      gaussian=None, margin=75.0):
+@dataclass(frozen=True)
+class ScoredPath:
+    """A near-isotonic path with its models grouped and their binned fits (internal).
+
+    ``path`` is the :class:`NearIsotonicPath`; ``event_model`` and ``model_lam`` are
+    ``_kernels.neariso.group_events`` of its events; ``df`` the blocks of each model and
+    ``binned`` each model's goodness of fit with every block at its own mean, scored
+    with ``score_sums`` (the path's sums, or centred ones for a Gaussian fit).
+    """
+
+    path: NearIsotonicPath
+    score_sums: np.ndarray
+    event_model: np.ndarray
+    model_lam: np.ndarray
+    df: np.ndarray
+    binned: np.ndarray
+
+    @classmethod
+    def fit(cls, values, weights, sums, score_sums=None, gaussian=False):
+        """Compute the path of sorted runs and score its models' binnings in the same sweep."""
+        from ._kernels.neariso import scored_path
+
+        score_sums = sums if score_sums is None else score_sums
+        out = scored_path(weights, sums, score_sums, gaussian)
+        path = NearIsotonicPath(values, weights, sums, *out[:5])
+        return cls(path, score_sums, *out[5:])
+
+    def events_after(self, first_model):
+        """The blocks of model ``first_model`` and the merges after it, over block indices.
+
+        Returns (starts, block weights, block score sums, block sums of weight * score,
+        block coefficients, left, right, coef, model) with left/right the block indices
+        (blocks keep the index of their first block) of the later merges.
+        """
+        from ._kernels.neariso import blocks_at
+
+        path = self.path
+        n_before = int(np.searchsorted(self.event_model, first_model, side="right"))
+        starts, bw, bs, bx, coef = blocks_at(path.weights, path.sums, self.score_sums,
+                                             path.scores, path.event_right, n_before)
+        left = np.searchsorted(starts, path.event_left[n_before:])
+        right = np.searchsorted(starts, path.event_right[n_before:])
+        return (starts, bw, bs, bx, coef, left, right, path.event_coef[n_before:],
+                self.event_model[n_before:])
+
+
+def score_path_models(scored, criterion, *, gaussian=None, margin=75.0):
     """Information criterion of the models of a near-isotonic path that can matter.
 
-    Model t is the fit at the t-th breakpoint ``model_lam[t]`` (see
+    Model t is the fit at the t-th breakpoint ``scored.model_lam[t]`` (see
     ``_kernels.neariso.group_events``), with df = its number of blocks. Its
     log-likelihood is Bernoulli (responses in [0, 1], as ENIR) or, with
     ``gaussian=(ss, variance)``, Gaussian with that variance:
-    -RSS / (2 variance) - n/2 log(2 pi variance). Then ``sums`` must be the sums of
-    the centred responses and ``ss`` their weighted sum of squares.
+    -RSS / (2 variance) - n/2 log(2 pi variance). Then ``scored.score_sums`` must be
+    the sums of the centred responses and ``ss`` their weighted sum of squares.
 
     Scoring all T models exactly would re-score every moving block at every
     breakpoint. Instead: the binned fit (each block at its own mean) bounds each
     model's log-likelihood from above, so it bounds the criterion from below, for all
-    models in O(E). Models whose bound is more than ``margin`` above an exactly
-    scored model cannot reach a relative likelihood of exp(-margin / 2) and get +inf;
-    only the rest are scored exactly. The lam = 0 model reproduces the (pooled)
+    models in O(E), on the path's own sweep. Models whose bound is more than ``margin``
+    above an exactly scored model cannot reach a relative likelihood of
+    exp(-margin / 2) and get +inf; only the rest are scored exactly, in one replay of
+    the merges from the first of them on. The lam = 0 model reproduces the (pooled)
     responses and gets +inf too, unless it is the only model. So does a model with a
     log-likelihood of -inf (a fitted 0 or 1 meeting a label it rules out).
 
@@ -183,14 +229,14 @@ def score_path_models(weights, sums, events, event_model, model_lam, criterion, 
     -------
     df : int ndarray (T + 1,)
     criterion : float ndarray (T + 1,), smaller is better.
+    blocks : tuple
+        ``scored.events_after(t)`` for the first model t scored exactly (every model
+        before it gets +inf, hence weight 0 in an average).
     """
-    from ._kernels.neariso import path_models
+    from ._kernels.neariso import exact_fits
 
-    n_models, n = model_lam.size, weights.sum()
-
-    def run(evaluate):
-        return path_models(weights, sums, *events[1:], event_model, model_lam, evaluate,
-                           gaussian is not None)
+    df, n_models = scored.df, scored.model_lam.size
+    n = scored.path.weights.sum()
 
     def score(fit, df):
         if gaussian is not None:  # fit is ss - RSS
@@ -199,20 +245,30 @@ def score_path_models(weights, sums, events, event_model, model_lam, criterion, 
             fit = -0.5 * rss / variance - 0.5 * n * np.log(2.0 * np.pi * variance)
         return information_criterion(fit, df, n, criterion)
 
-    df, binned, _ = run(np.zeros(n_models, np.bool_))
-    bound = score(binned, df)
+    def exact(evaluate):
+        first = int(np.argmax(evaluate))
+        blocks = scored.events_after(first)
+        _, bw, bs, _, coef, left, right, coef_after, model_after = blocks
+        fitted = exact_fits(bw, bs, coef, left, right, coef_after, model_after, first,
+                            scored.model_lam, scored.binned, evaluate, gaussian is not None)
+        return fitted, blocks
+
+    bound = score(scored.binned, df)
     if n_models > 1:  # the lam = 0 model reproduces the data: leave it out
         bound[0] = np.inf
-    first = np.zeros(n_models, np.bool_)
-    first[np.argmin(bound)] = True
-    _, _, fitted = run(first)
-    best = score(fitted[first], df[first])[0]
+    best_bound = np.argmin(bound)
+    # score every model that can be a candidate unless the best one falls more than
+    # `margin` below its bound; in that rare case, a second replay scores the rest
+    evaluate = bound <= bound[best_bound] + 2.0 * margin
+    fitted, blocks = exact(evaluate)
+    best = score(fitted[best_bound], df[best_bound])
     candidates = bound <= best + margin
-    _, _, fitted = run(candidates)
+    if np.any(candidates & ~evaluate):
+        fitted, blocks = exact(candidates)
     out = np.full(n_models, np.inf)
     out[candidates] = score(fitted[candidates], df[candidates])
     out[np.isnan(out)] = np.inf  # -inf log-likelihood
-    return df, out
+    return df, out, blocks
 
 
 def near_isotonic_path(scores, y, sample_weight=None):
@@ -393,33 +449,33 @@ class NearIsotonicRegression(RegressorMixin, BaseEstimator):
         """
         validate_parameters(self)
         s, target, w = _checked(scores, y, sample_weight)
-        self.path_ = _path(s, target, w)
-        self.lam_ = self._bic_lam(s, target, w) if self.lam == "bic" else float(self.lam)
+        if self.lam == "bic":
+            self.path_, self.lam_ = self._bic_path(s, target, w)
+        else:
+            self.path_, self.lam_ = _path(s, target, w), float(self.lam)
         self.fitted_values_ = self.path_.fitted(self.lam_)
         return self
 
-    def _bic_lam(self, scores, y, sample_weight):
-        """The breakpoint of the path whose model has the smallest BIC."""
-        from ._kernels.neariso import group_events
-
-        path = self.path_
-        events = (path.event_lam, path.event_left, path.event_right, path.event_coef,
-                  path.initial_coef)
-        event_model, model_lam = group_events(path.event_lam, 1e-12)
-        sums, gaussian = path.sums, None
-        if not np.all((y == 0.0) | (y == 1.0)):
+    def _bic_path(self, scores, y, sample_weight):
+        """The path, and the breakpoint whose model has the smallest BIC."""
+        values, weights, sums = _runs_for_regression(scores, y, sample_weight)
+        if np.all((y == 0.0) | (y == 1.0)):
+            scored = ScoredPath.fit(values, weights, sums)
+            gaussian = None
+        else:
             variance = difference_variance(scores, y, sample_weight)
             if not variance > 0:  # y constant: every model is the same
-                return float(model_lam[-1])
+                path = ScoredPath.fit(values, weights, sums, np.empty(0)).path
+                return path, float(path.breakpoints[-1])
             w = np.ones_like(y) if sample_weight is None else sample_weight
-            mean = np.sum(w * y) / path.weights.sum()
-            sums = sums - path.weights * mean  # centred: the squared errors lose less to rounding
+            mean = np.sum(w * y) / weights.sum()
+            centred = sums - weights * mean  # the squared errors lose less to rounding
+            scored = ScoredPath.fit(values, weights, sums, centred, gaussian=True)
             gaussian = (float(np.sum(w * (y - mean) ** 2)), variance)
-        _, ic = score_path_models(path.weights, sums, events, event_model, model_lam, "bic",
-                                  gaussian=gaussian)
+        _, ic, _ = score_path_models(scored, "bic", gaussian=gaussian)
         if not (ic < np.inf).any():  # no model with a finite criterion: the isotonic end
-            return float(model_lam[-1])
-        return float(model_lam[np.argmin(ic)])
+            return scored.path, float(scored.model_lam[-1])
+        return scored.path, float(scored.model_lam[np.argmin(ic)])
 
     def predict(self, scores):
         """Fitted values at new scores.
