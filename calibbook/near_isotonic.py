@@ -163,46 +163,53 @@ def _path(s, target, w):
 class ScoredPath:
     """A near-isotonic path with its models grouped and their binned fits (internal).
 
-    ``path`` is the :class:`NearIsotonicPath`; ``event_model`` and ``model_lam`` are
-    ``_kernels.neariso.group_events`` of its events; ``df`` the blocks of each model and
-    ``binned`` each model's goodness of fit with every block at its own mean, scored
-    with ``score_sums`` (the path's sums, or centred ones for a Gaussian fit).
+    ``path`` is the :class:`NearIsotonicPath`; model t (lambda ``model_lam[t]``) is the
+    fit after the events before ``model_start[t + 1]`` (``_kernels.neariso.group_events``
+    of the events); ``df`` the blocks of each model and ``binned`` each model's goodness
+    of fit with every block at its own mean, scored with ``score_sums`` (the path's
+    sums, or centred ones for a Gaussian fit).
     """
 
     path: NearIsotonicPath
     score_sums: np.ndarray
-    event_model: np.ndarray
+    model_start: np.ndarray
     model_lam: np.ndarray
     df: np.ndarray
     binned: np.ndarray
 
     @classmethod
-    def fit(cls, values, weights, sums, score_sums=None, gaussian=False):
-        """Compute the path of sorted runs and score its models' binnings in the same sweep."""
+    def fit(cls, values, weights, sums, score_sums=None, score="bernoulli"):
+        """The path of sorted runs, with its models' binnings scored in the same sweep.
+
+        ``score``: "bernoulli", "gaussian" (on ``score_sums``) or None (no scores).
+        """
         from ._kernels.neariso import scored_path
 
-        score_sums = sums if score_sums is None else score_sums
-        out = scored_path(weights, sums, score_sums, gaussian)
+        mode = {None: 0, "bernoulli": 1, "gaussian": 2}[score]
+        separate = np.empty(0) if score_sums is None else score_sums
+        out = scored_path(weights, sums, separate, mode)
         path = NearIsotonicPath(values, weights, sums, *out[:5])
-        return cls(path, score_sums, *out[5:])
+        return cls(path, sums if score_sums is None else score_sums, *out[5:])
 
     def events_after(self, first_model):
         """The blocks of model ``first_model`` and the merges after it, over block indices.
 
         Returns (starts, block weights, block score sums, block sums of weight * score,
         block coefficients, left, right, coef, model) with left/right the block indices
-        (blocks keep the index of their first block) of the later merges.
+        (a merged block keeps the index of its left part) and model the model of each
+        later merge.
         """
         from ._kernels.neariso import blocks_at
 
         path = self.path
-        n_before = int(np.searchsorted(self.event_model, first_model, side="right"))
+        n_before = int(self.model_start[first_model + 1])
         starts, bw, bs, bx, coef = blocks_at(path.weights, path.sums, self.score_sums,
                                              path.scores, path.event_right, n_before)
         left = np.searchsorted(starts, path.event_left[n_before:])
         right = np.searchsorted(starts, path.event_right[n_before:])
-        return (starts, bw, bs, bx, coef, left, right, path.event_coef[n_before:],
-                self.event_model[n_before:])
+        models = np.arange(first_model + 1, self.model_lam.size)
+        model = np.repeat(models, np.diff(self.model_start[first_model + 1:]))
+        return starts, bw, bs, bx, coef, left, right, path.event_coef[n_before:], model
 
 
 def score_path_models(scored, criterion, *, gaussian=None, margin=75.0):
@@ -465,12 +472,12 @@ class NearIsotonicRegression(RegressorMixin, BaseEstimator):
         else:
             variance = difference_variance(scores, y, sample_weight)
             if not variance > 0:  # y constant: every model is the same
-                path = ScoredPath.fit(values, weights, sums, np.empty(0)).path
+                path = ScoredPath.fit(values, weights, sums, score=None).path
                 return path, float(path.breakpoints[-1])
             w = np.ones_like(y) if sample_weight is None else sample_weight
             mean = np.sum(w * y) / weights.sum()
             centred = sums - weights * mean  # the squared errors lose less to rounding
-            scored = ScoredPath.fit(values, weights, sums, centred, gaussian=True)
+            scored = ScoredPath.fit(values, weights, sums, centred, score="gaussian")
             gaussian = (float(np.sum(w * (y - mean) ** 2)), variance)
         _, ic, _ = score_path_models(scored, "bic", gaussian=gaussian)
         if not (ic < np.inf).any():  # no model with a finite criterion: the isotonic end

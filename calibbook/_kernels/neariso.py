@@ -11,33 +11,178 @@ adjacent blocks in decreasing order (a violation) and 0 otherwise. So
     p_B(lam) = m_B - lam c_B,   m_B = S_B / W_B,   c_B = (nu_right - nu_left) / W_B,
 
 exactly, with no accumulated rounding. Blocks never split as lam grows; two adjacent
-blocks merge when their values meet. A heap of candidate merge times gives the whole
-path in O(R log R) for R runs, and the merges are recorded as events (O(R) memory).
+blocks merge when their values meet. A priority queue of candidate merge times gives
+the whole path in O(R log R) for R runs, and the merges are recorded as events (O(R)
+memory).
+
+How :func:`scored_path` keeps the constant small (issue 18):
+
+- neighbouring runs with equal means (most of them, with 0/1 labels) are fused in one
+  pass before any queue;
+- the path splits into independent segments, the blocks of the isotonic regression
+  (see :func:`_segments`), each solved alone in a queue and records that fit in cache;
+  their merges are then interleaved by lambda;
+- the queue is a radix heap (lambda only grows), and each block's fields sit in one
+  64-byte record;
+- the models (the distinct lambdas) and each model's binned fit, the bound ENIR scores
+  them by, are found in the same sweep.
+
+The exact fits of the few models that can matter, and ENIR's average, then start from
+the blocks of the first of those models (:func:`blocks_at`) instead of replaying every
+merge.
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import intrinsic
+
+# A radix heap (Ahuja, Mehlhorn, Orlin & Tarjan 1990) holds the merge times. It needs
+# keys that never fall below the last minimum taken out, which holds here: lambda only grows.
+# The keys are non-negative doubles, whose bit patterns (as int64) sort as the doubles do.
+# Bucket 0 holds the keys equal to the last minimum; bucket i > 0 the keys whose highest bit
+# differing from it is bit i - 1. Taking a minimum empties bucket 0, or else refills it from
+# the first non-empty bucket, whose entries all move to lower buckets; so an entry moves at
+# most 64 times, a few times in practice, and every access is sequential in its bucket.
+# The buckets are lists of chunks of one pool. Entries are not deleted: an entry is stale
+# when its block's current key differs from it.
+# ``meta`` holds the bookkeeping in one array (fewer array arguments make cheaper calls):
+_CHUNK = 256
+_BUCKETS = 65
+_HEADS = 0  # meta[_HEADS + i]: the chunk being filled of bucket i (-1: empty bucket)
+_FILLS = _BUCKETS  # meta[_FILLS + i]: entries in that chunk
+_FREE_TOP = 2 * _BUCKETS  # meta[_FREE_TOP]: number of free chunks
+_HELD = _FREE_TOP + 1  # meta[_HELD]: entries held
+_NEXT = _HELD + 1  # meta[_NEXT + c]: the chunk after chunk c in its bucket; then the free stack
 
 
 @njit(cache=True)
-def _sift_up(keys, nodes, pos, i):
-    """Move heap entry i up to its place; ``pos[node]`` follows each entry."""
-    key, node = keys[i], nodes[i]
-    while i > 0:
-        parent = (i - 1) >> 1
-        if keys[parent] <= key:
-            break
-        keys[i], nodes[i] = keys[parent], nodes[parent]
-        pos[nodes[i]] = i
-        i = parent
-    keys[i], nodes[i] = key, node
-    pos[node] = i
+def _radix_heap(n_entries):
+    """An empty radix heap for up to ``n_entries`` entries: (pool keys, pool nodes, meta)."""
+    n_chunks = n_entries // _CHUNK + 2 * _BUCKETS
+    meta = np.empty(_NEXT + 2 * n_chunks, np.int64)
+    meta[_HEADS:_HEADS + _BUCKETS] = -1
+    meta[_FILLS:_FILLS + _BUCKETS] = 0
+    meta[_FREE_TOP] = n_chunks
+    meta[_HELD] = 0
+    free = _NEXT + n_chunks
+    for c in range(n_chunks):
+        meta[free + c] = c
+    return np.empty(n_chunks * _CHUNK, np.int64), np.empty(n_chunks * _CHUNK, np.int32), meta
+
+
+@intrinsic
+def _leading_zeros(typingctx, x):
+    """Number of leading zero bits of an int64 (64 for 0): LLVM's ctlz."""
+    if x != types.int64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.ctlz(args[0], context.get_constant(types.boolean, False))
+
+    return types.int64(types.int64), codegen
 
 
 @njit(cache=True)
-def _sift_down(keys, nodes, pos, size, i):
-    """Move heap entry i down to its place."""
-    key, node = keys[i], nodes[i]
+def _bucket(bits, last):
+    """The radix-heap bucket of a key, given the last minimum (both as int64 bit patterns):
+    0 if they are equal, else 1 + the highest bit in which they differ."""
+    return 64 - _leading_zeros(bits ^ last)
+
+
+@njit(cache=True)
+def _push(keys, nodes, meta, i, bits, node):
+    """Append (bits, node) to bucket i."""
+    c = meta[_HEADS + i]
+    if c < 0 or meta[_FILLS + i] == _CHUNK:
+        n_chunks = (meta.shape[0] - _NEXT) // 2
+        meta[_FREE_TOP] -= 1
+        new = meta[_NEXT + n_chunks + meta[_FREE_TOP]]
+        meta[_NEXT + new] = c
+        meta[_HEADS + i] = c = new
+        meta[_FILLS + i] = 0
+    k = c * _CHUNK + meta[_FILLS + i]
+    keys[k] = bits
+    nodes[k] = node
+    meta[_FILLS + i] += 1
+    meta[_HELD] += 1
+
+
+@njit(cache=True)
+def _free_chunk(meta, c):
+    n_chunks = (meta.shape[0] - _NEXT) // 2
+    meta[_NEXT + n_chunks + meta[_FREE_TOP]] = c
+    meta[_FREE_TOP] += 1
+
+
+@njit(cache=True)
+def _pop_min(keys, nodes, meta, last):
+    """Take out an entry with the smallest key: (its bits, its node, the new last minimum)."""
+    if meta[_HEADS] < 0:  # refill bucket 0 from the first non-empty bucket
+        i = 1
+        while meta[_HEADS + i] < 0:
+            i += 1
+        first, first_fill = meta[_HEADS + i], meta[_FILLS + i]
+        meta[_HEADS + i] = -1
+        low = keys[first * _CHUNK]
+        c, fill = first, first_fill
+        while c >= 0:
+            for k in range(c * _CHUNK, c * _CHUNK + fill):
+                low = min(low, keys[k])
+            c, fill = meta[_NEXT + c], _CHUNK
+        last = low
+        c, fill = first, first_fill
+        while c >= 0:
+            for k in range(c * _CHUNK, c * _CHUNK + fill):
+                meta[_HELD] -= 1  # moves to a lower bucket
+                _push(keys, nodes, meta, _bucket(keys[k], last), keys[k], nodes[k])
+            nxt = meta[_NEXT + c]
+            _free_chunk(meta, c)  # read out: back to the pool
+            c, fill = nxt, _CHUNK
+    c = meta[_HEADS]
+    meta[_FILLS] -= 1
+    k = c * _CHUNK + meta[_FILLS]
+    if meta[_FILLS] == 0:
+        meta[_HEADS] = meta[_NEXT + c]
+        meta[_FILLS] = _CHUNK
+        _free_chunk(meta, c)
+    meta[_HELD] -= 1
+    return keys[k], nodes[k], last
+
+
+# Fields of a block's 64-byte record (see _records): doubles, then int32 slots
+_W, _S, _MEAN, _COEF, _OWN, _KEY = 0, 1, 2, 3, 4, 5  # _KEY: its live heap key, -1: none
+_PRV, _NXT, _HEAD, _VIOL = 12, 13, 14, 15  # neighbours, first run, nu of (it, next)
+
+
+@njit(cache=True)
+def _records(n):
+    """An uninitialised (n, 8) float64 array whose rows start on 64-byte boundaries (a
+    cache line each), and the same memory as an (n, 16) int32 array."""
+    buf = np.empty(8 * n + 8, np.float64)
+    off = ((64 - buf.ctypes.data % 64) % 64) // 8
+    flat = buf[off:off + 8 * n]
+    return flat.reshape((n, 8)), flat.view(np.int32).reshape((n, 16))
+
+
+@njit(cache=True)
+def _merge_time(mean_h, coef_h, mean_g, coef_g, lam, tol):
+    """When a block h meets its right neighbour g, or +inf if never (from lam on).
+
+    A block's value is ``mean - lam * coef``, with ``coef`` = c_B = (nu_right - nu_left) / W_B.
+    """
+    gap = (mean_h - lam * coef_h) - (mean_g - lam * coef_g)  # p_h - p_g now
+    if abs(gap) <= tol:
+        return lam  # equal adjacent blocks are fused at once
+    closing = coef_g - coef_h  # d(gap)/dlam = -(ch - cg)
+    if gap * closing >= 0.0:
+        return np.inf  # the gap does not shrink
+    return lam - gap / closing
+
+
+@njit(cache=True)
+def _sift_down(keys, values, size, i):
+    """Restore a binary min-heap of ``keys`` (with ``values`` alongside) below entry i."""
+    key, value = keys[i], values[i]
     while True:
         child = 2 * i + 1
         if child >= size:
@@ -46,61 +191,134 @@ def _sift_down(keys, nodes, pos, size, i):
             child += 1
         if key <= keys[child]:
             break
-        keys[i], nodes[i] = keys[child], nodes[child]
-        pos[nodes[i]] = i
+        keys[i], values[i] = keys[child], values[child]
         i = child
-    keys[i], nodes[i] = key, node
-    pos[node] = i
+    if size > 0:
+        keys[i], values[i] = key, value
 
 
 @njit(cache=True)
-def _heap_set(keys, nodes, pos, size, node, key):
-    """Give ``node`` the merge time ``key`` (+inf: take it out of the heap); the new size."""
-    i = pos[node]
-    if key == np.inf:
-        if i < 0:
-            return size
-        pos[node] = -1
-        size -= 1
-        if i < size:  # the last entry fills the hole
-            keys[i], nodes[i] = keys[size], nodes[size]
-            pos[nodes[i]] = i
-            if i > 0 and keys[i] < keys[(i - 1) >> 1]:
-                _sift_up(keys, nodes, pos, i)
-            else:
-                _sift_down(keys, nodes, pos, size, i)
-        return size
-    if i < 0:
-        keys[size], nodes[size] = key, node
-        _sift_up(keys, nodes, pos, size)
-        return size + 1
-    old = keys[i]
-    keys[i] = key
-    if key < old:
-        _sift_up(keys, nodes, pos, i)
-    else:
-        _sift_down(keys, nodes, pos, size, i)
-    return size
+def _segments(rec, rec_int, m, gap):
+    """Split the blocks where no merge of the path can ever cross: (K + 1,) segment starts.
 
-
-@njit(cache=True)
-def _merge_time(h, g, lam, mean, coef, tol):
-    """When the block h meets its right neighbour g, or +inf if never (from lam on).
-
-    A block's value is ``mean - lam * coef``, with ``coef`` = c_B = (nu_right - nu_left) / W_B.
+    The path ends at the isotonic regression, whose blocks (pool adjacent violators, here)
+    are never merged with each other. Across the boundary between two of them, A < B, the
+    last block of A has no violation on its right, so its value only rises with lam, up
+    to mean(A); the first block of B only falls, down to mean(B). So their values stay at
+    least mean(B) - mean(A) apart, and a boundary where that exceeds ``gap`` (far above
+    the fusing tolerance and the rounding of the values) is never crossed: the path of
+    each segment is found alone, in a cache-sized heap. Boundaries that do not qualify
+    (closer means, or a violating pair, which cannot happen in exact arithmetic) are
+    dropped. The pool-adjacent-violators stack lives in the spare fields of the records.
     """
-    ch, cg = coef[h], coef[g]
-    gap = (mean[h] - lam * ch) - (mean[g] - lam * cg)  # p_h - p_g now
-    if abs(gap) <= tol:
-        return lam  # equal adjacent blocks are fused at once
-    closing = cg - ch  # d(gap)/dlam = -(ch - cg)
-    if gap * closing >= 0.0:
-        return np.inf  # the gap does not shrink
-    return lam - gap / closing
+    top = -1
+    for j in range(m):
+        top += 1
+        rec[top, _KEY], rec[top, _OWN], rec_int[top, _PRV] = rec[j, _W], rec[j, _S], j
+        while top > 0 and (rec[top - 1, _OWN] * rec[top, _KEY]
+                           >= rec[top, _OWN] * rec[top - 1, _KEY]):
+            rec[top - 1, _KEY] += rec[top, _KEY]
+            rec[top - 1, _OWN] += rec[top, _OWN]
+            top -= 1
+    starts = np.empty(top + 2, np.int64)
+    n_segments = 0
+    starts[0] = 0
+    for t in range(1, top + 1):
+        first = rec_int[t, _PRV]
+        step = rec[t, _OWN] / rec[t, _KEY] - rec[t - 1, _OWN] / rec[t - 1, _KEY]
+        if step > gap and rec_int[first - 1, _VIOL] == 0:
+            n_segments += 1
+            starts[n_segments] = first
+    n_segments += 1
+    starts[n_segments] = m
+    return starts[:n_segments + 1]
 
 
 @njit(cache=True)
-def scored_path(weights, sums, score_sums, gaussian, tol=1e-12, rel_tol=1e-12):
+def _segment_path(rec, rec_int, SS, j0, j1, tol, score, keys, nodes, meta, out_lam, out_left,
+                  out_right, out_coef, out_delta, n_out):
+    """The near-isotonic path of the blocks j0 .. j1 - 1 alone (see :func:`_segments`).
+
+    Appends its merges, in lam order, from ``n_out`` on: lambda, the first runs of the two
+    blocks, c of the merged block and (when scored) the change of the binned fit.
+    Returns the new count and the segment's binned fit at lam = 0.
+    """
+    scoring = score > 0
+    gaussian = score == 2
+    separate = SS.shape[0] > 0
+    fit = 0.0
+    for j in range(j0, j1):
+        w, total = rec[j, _W], rec[j, _S]
+        rec[j, _MEAN] = total / w
+        rec[j, _COEF] = (rec_int[j, _VIOL] - (rec_int[j - 1, _VIOL] if j > j0 else 0)) / w
+        rec[j, _KEY] = -1.0
+        rec_int[j, _PRV], rec_int[j, _NXT] = j - 1 if j > j0 else -1, j + 1 if j + 1 < j1 else -1
+        if scoring:
+            ss = SS[j] if separate else total
+            rec[j, _OWN] = _block_term(ss, w, ss / w, gaussian)
+            fit += rec[j, _OWN]
+
+    # the radix heap of merge times, one live entry per block (its pair with the next one)
+    key_float = np.zeros(1, np.float64)
+    key_bits = key_float.view(np.int64)  # a double's bit pattern through this view
+    last_bits = 0
+    for j in range(j0, j1 - 1):
+        t = _merge_time(rec[j, _MEAN], rec[j, _COEF], rec[j + 1, _MEAN], rec[j + 1, _COEF],
+                        0.0, tol)
+        if t < np.inf:
+            key_float[0] = rec[j, _KEY] = t if t > 0.0 else 0.0
+            _push(keys, nodes, meta, _bucket(key_bits[0], last_bits), key_bits[0], j)
+    lam = 0.0
+    while meta[_HELD] > 0:
+        bits, h, last_bits = _pop_min(keys, nodes, meta, last_bits)
+        key_bits[0] = bits
+        if rec[h, _KEY] != key_float[0]:
+            continue  # stale: the pair changed since this time was computed
+        lam = key_float[0]  # pushed keys are at least lam, so lam never decreases
+        g = rec_int[h, _NXT]
+        rec[g, _KEY] = -1.0  # g's pair is gone
+        # h absorbs g; the pair to the right keeps g's order (values are equal now)
+        w = rec[h, _W] + rec[g, _W]
+        total = rec[h, _S] + rec[g, _S]
+        viol = rec_int[g, _VIOL]
+        q = rec_int[g, _NXT]
+        p = rec_int[h, _PRV]
+        mean_h = total / w
+        coef_h = (viol - (rec_int[p, _VIOL] if p >= 0 else 0)) / w
+        rec[h, _W], rec[h, _S], rec[h, _MEAN], rec[h, _COEF] = w, total, mean_h, coef_h
+        rec_int[h, _VIOL], rec_int[h, _NXT] = viol, q
+        if q >= 0:
+            rec_int[q, _PRV] = h
+        out_lam[n_out] = lam
+        out_left[n_out] = rec_int[h, _HEAD]
+        out_right[n_out] = rec_int[g, _HEAD]
+        out_coef[n_out] = coef_h
+        if scoring:
+            if separate:
+                SS[h] += SS[g]
+            ss = SS[h] if separate else total
+            own = _block_term(ss, w, ss / w, gaussian)
+            out_delta[n_out] = own - rec[h, _OWN] - rec[g, _OWN]
+            rec[h, _OWN] = own
+        n_out += 1
+        # new times for (h, q) and, as h's slope changed, for (p, h)
+        rec[h, _KEY] = -1.0
+        if q >= 0:
+            t = _merge_time(mean_h, coef_h, rec[q, _MEAN], rec[q, _COEF], lam, tol)
+            if t < np.inf:
+                key_float[0] = rec[h, _KEY] = t if t > lam else lam
+                _push(keys, nodes, meta, _bucket(key_bits[0], last_bits), key_bits[0], h)
+        if p >= 0:
+            rec[p, _KEY] = -1.0
+            t = _merge_time(rec[p, _MEAN], rec[p, _COEF], mean_h, coef_h, lam, tol)
+            if t < np.inf:
+                key_float[0] = rec[p, _KEY] = t if t > lam else lam
+                _push(keys, nodes, meta, _bucket(key_bits[0], last_bits), key_bits[0], p)
+    return n_out, fit
+
+
+@njit(cache=True)
+def scored_path(weights, sums, score_sums, score=0, tol=1e-12, rel_tol=1e-12):
     """Merge events of the near-isotonic path over sorted runs, grouped into models.
 
     Parameters
@@ -108,10 +326,10 @@ def scored_path(weights, sums, score_sums, gaussian, tol=1e-12, rel_tol=1e-12):
     weights, sums : float64 arrays (R,)
         Run weights (> 0) and weighted sums of the responses, sorted by score.
     score_sums : float64 array (R,) or (0,)
-        Sums that score each model's binning (see ``_block_term``): ``sums`` for a
-        Bernoulli fit, the centred sums for a Gaussian one; empty to skip the scores.
-    gaussian : bool
-        Which goodness of fit ``model_fit`` holds.
+        The sums that score each model's binning (see ``_block_term``), when they are
+        not ``sums`` (the centred sums of a Gaussian fit); empty: ``sums``.
+    score : int
+        0: no scores (``model_fit`` is empty); 1: Bernoulli log-likelihood; 2: Gaussian.
     tol : float
         Two adjacent block values closer than ``tol`` (times the response scale)
         count as equal and are fused.
@@ -131,25 +349,29 @@ def scored_path(weights, sums, score_sums, gaussian, tol=1e-12, rel_tol=1e-12):
         its next merge is S / W - lam * c.
     initial_coef : float64 (R,)
         c of each run as a block of its own at lam = 0.
-    event_model : int64 (E,), model_lam : float64 (T + 1,)
-        ``group_events(event_lam, rel_tol)``, computed on the way.
+    model_start : int64 (T + 2,)
+        First event of each model, then E: model t is the fit after the events before
+        ``model_start[t + 1]`` (``group_events(event_lam, rel_tol)``, found on the way).
+    model_lam : float64 (T + 1,)
+        The lambda of each model (of its last event; 0 for model 0).
     model_blocks : int64 (T + 1,)
         Number of blocks of each model.
     model_fit : float64 (T + 1,)
         Goodness of fit of each model's binning, each block at its own mean (the sum
-        of ``_block_term``; an upper bound on the model's own fit); empty without
-        ``score_sums``.
+        of ``_block_term``; an upper bound on the model's own fit); empty if not scored.
 
     Notes
     -----
-    Runs with exactly equal means are fused in one pass first (they merge at lam = 0
-    in any order). The remaining blocks keep each one entry in an indexed heap: the
-    merge time of the block and its right neighbour, updated in place when it changes,
-    so no stale entries pile up. Merges at one lambda may come out in a different order
-    than a heap of stale entries gives, which changes no model.
+    Neighbouring runs with exactly equal means are fused in one pass first (they merge
+    at lam = 0 in any order). The remaining blocks fall into independent segments
+    (:func:`_segments`), whose paths (:func:`_segment_path`) are merged by lambda.
+    Merges at one lambda may come out in another order than a single binary heap gives,
+    which changes no model; sums over merges are rounded in another order (the lambdas
+    and fits agree with a single heap's to about 1e-13 relative).
     """
     n = weights.shape[0]
-    scoring = score_sums.shape[0] == n and n > 0
+    scoring = score > 0 and n > 0
+    separate = scoring and score_sums.shape[0] == n
     scale = 0.0
     for i in range(n):
         scale = max(scale, abs(sums[i] / weights[i]))
@@ -160,124 +382,126 @@ def scored_path(weights, sums, score_sums, gaussian, tol=1e-12, rel_tol=1e-12):
     event_left = np.empty(n_max, np.int64)
     event_right = np.empty(n_max, np.int64)
     event_coef = np.empty(n_max, np.float64)
-    event_model = np.empty(n_max, np.int64)
-    initial_coef = np.empty(n, np.float64)
-    model_lam = np.zeros(n_max + 1, np.float64)
+    model_start = np.empty(n_max + 2, np.int64)
+    model_lam = np.empty(n_max + 1, np.float64)  # (np.zeros would touch every page)
     model_blocks = np.empty(n_max + 1, np.int64)
     model_fit = np.empty(n_max + 1 if scoring else 0, np.float64)
 
-    # blocks of runs with exactly equal means, fused at lam = 0 (compact indices j < m)
-    head = np.empty(n, np.int64)
-    W = np.empty(n, np.float64)
-    S = np.empty(n, np.float64)
-    viol = np.empty(n, np.float64)  # 1 if block j > block j + 1 (a violating pair)
-    SS = np.empty(n if scoring else 0, np.float64)
+    # blocks of neighbouring runs with equal means, fused at lam = 0 (indices j < m),
+    # one 64-byte record each (see _records): a merge touches few cache lines
+    rec, rec_int = _records(n)
+    run_viol = np.empty(n, np.int8)  # 1 if run i > run i + 1 (a violating pair)
+    SS = np.empty(n if separate else 0, np.float64)
     m = 0
     n_events = 0
-    left_viol = 0.0
+    prev_mean = 0.0
+    mean_next = sums[0] / weights[0] if n > 0 else 0.0
     for i in range(n):
-        mean = sums[i] / weights[i]
-        v = 1.0 if i + 1 < n and mean > sums[i + 1] / weights[i + 1] + tol else 0.0
-        initial_coef[i] = (v - left_viol) / weights[i]
-        left_viol = v
-        if m > 0 and S[m - 1] / W[m - 1] == mean:
+        mean = mean_next
+        v = 0
+        if i + 1 < n:
+            mean_next = sums[i + 1] / weights[i + 1]
+            v = 1 if mean > mean_next + tol else 0
+        run_viol[i] = v
+        if i > 0 and mean == prev_mean:
             j = m - 1
-            W[j] += weights[i]
-            S[j] += sums[i]
-            viol[j] = v
-            if scoring:
+            rec[j, _W] += weights[i]
+            rec[j, _S] += sums[i]
+            rec_int[j, _VIOL] = v
+            if separate:
                 SS[j] += score_sums[i]
             event_lam[n_events] = 0.0
-            event_left[n_events] = head[j]
+            event_left[n_events] = rec_int[j, _HEAD]
             event_right[n_events] = i
-            event_coef[n_events] = (v - (viol[j - 1] if j > 0 else 0.0)) / W[j]
-            event_model[n_events] = 0
+            event_coef[n_events] = (v - (rec_int[j - 1, _VIOL] if j > 0 else 0)) / rec[j, _W]
             n_events += 1
         else:
-            head[m], W[m], S[m], viol[m] = i, weights[i], sums[i], v
-            if scoring:
+            rec[m, _W], rec[m, _S] = weights[i], sums[i]
+            rec_int[m, _HEAD], rec_int[m, _VIOL] = i, v
+            if separate:
                 SS[m] = score_sums[i]
             m += 1
+        prev_mean = mean
 
-    mean = np.empty(m, np.float64)
-    coef = np.empty(m, np.float64)
-    for j in range(m):
-        mean[j] = S[j] / W[j]
-        coef[j] = (viol[j] - (viol[j - 1] if j > 0 else 0.0)) / W[j]
-    own = np.empty(m if scoring else 0, np.float64)  # each block's term at its own mean
+    # independent segments, each with its own path in lam order, merged by lam at the end
+    seg_start = _segments(rec, rec_int, m, 1e-9 * (1.0 + scale))
+    n_segments = seg_start.shape[0] - 1
+    largest = 0
+    for k in range(n_segments):
+        largest = max(largest, seg_start[k + 1] - seg_start[k])
+    keys, nodes, meta = _radix_heap(3 * largest)  # at most 3 entries a block: 1, then 2 a merge
+    seg_lam = np.empty(max(m - 1, 0), np.float64)  # each segment's merges, in its lam order
+    seg_left = np.empty(max(m - 1, 0), np.int32)
+    seg_right = np.empty(max(m - 1, 0), np.int32)
+    seg_coef = np.empty(max(m - 1, 0), np.float64)
+    seg_delta = np.empty(max(m - 1, 0) if scoring else 0, np.float64)
+    seg_events = np.empty(n_segments + 1, np.int64)
+    seg_events[0] = 0
     fit = 0.0
-    if scoring:
-        for j in range(m):
-            own[j] = _block_term(SS[j], W[j], SS[j] / W[j], gaussian)
-            fit += own[j]
-    prv = np.arange(-1, m - 1).astype(np.int32)
-    nxt = np.arange(1, m + 1).astype(np.int32)
-    if m > 0:
-        nxt[m - 1] = -1
-    keys = np.empty(max(m - 1, 0), np.float64)
-    nodes = np.empty(max(m - 1, 0), np.int32)
-    pos = np.full(m, -1, np.int32)
-    size = 0
-    for j in range(m - 1):
-        t = _merge_time(j, j + 1, 0.0, mean, coef, tol)
-        if t < np.inf:
-            keys[size], nodes[size] = t, j
-            pos[j] = size
-            size += 1
-    for i in range(size // 2 - 1, -1, -1):  # heapify
-        _sift_down(keys, nodes, pos, size, i)
+    for k in range(n_segments):
+        done, seg_fit = _segment_path(rec, rec_int, SS, seg_start[k], seg_start[k + 1], tol,
+                                      score, keys, nodes, meta, seg_lam, seg_left, seg_right,
+                                      seg_coef, seg_delta, seg_events[k])
+        seg_events[k + 1] = done
+        fit += seg_fit
 
+    # merge the segments' events by lam (a heap of segments keyed by their next merge)
+    heap_lam = np.empty(n_segments, np.float64)
+    heap_seg = np.empty(n_segments, np.int64)
+    size = 0
+    for k in range(n_segments):
+        if seg_events[k + 1] > seg_events[k]:
+            heap_lam[size], heap_seg[size] = seg_lam[seg_events[k]], k
+            size += 1
+    for i in range(size // 2 - 1, -1, -1):
+        _sift_down(heap_lam, heap_seg, size, i)
+    nxt_event = seg_events[:-1].copy()
     blocks = m
     model = 0
+    model_start[0] = 0
+    model_lam[0] = 0.0
     last = 0.0
-    lam = 0.0
     while size > 0:
-        h = nodes[0]
-        lam = max(lam, keys[0])
+        k = heap_seg[0]
+        e = nxt_event[k]
+        lam = seg_lam[e]
         if lam > last * (1.0 + rel_tol) + rel_tol:  # a new model: close the last one
             model_blocks[model] = blocks
             if scoring:
                 model_fit[model] = fit
             model += 1
+            model_start[model] = n_events
             last = lam
-        g = nxt[h]
-        size = _heap_set(keys, nodes, pos, size, g, np.inf)  # g's pair is gone
-        # h absorbs g; the pair to the right keeps g's order (values are equal now)
-        W[h] += W[g]
-        S[h] += S[g]
-        viol[h] = viol[g]
-        q = nxt[g]
-        nxt[h] = q
-        if q >= 0:
-            prv[q] = h
-        p = prv[h]
-        mean[h] = S[h] / W[h]
-        coef[h] = (viol[h] - (viol[p] if p >= 0 else 0.0)) / W[h]
-        blocks -= 1
         event_lam[n_events] = lam
-        event_left[n_events] = head[h]
-        event_right[n_events] = head[g]
-        event_coef[n_events] = coef[h]
-        event_model[n_events] = model
+        event_left[n_events] = seg_left[e]
+        event_right[n_events] = seg_right[e]
+        event_coef[n_events] = seg_coef[e]
         model_lam[model] = lam
         n_events += 1
+        blocks -= 1
         if scoring:
-            fit -= own[h]
-            fit -= own[g]
-            SS[h] += SS[g]
-            own[h] = _block_term(SS[h], W[h], SS[h] / W[h], gaussian)
-            fit += own[h]
-        t_new = _merge_time(h, q, lam, mean, coef, tol) if q >= 0 else np.inf
-        size = _heap_set(keys, nodes, pos, size, h, t_new)
-        if p >= 0:  # h's slope changed, so the pair (p, h) needs a new time
-            size = _heap_set(keys, nodes, pos, size, p, _merge_time(p, h, lam, mean, coef, tol))
+            fit += seg_delta[e]
+        e += 1
+        nxt_event[k] = e
+        if e < seg_events[k + 1]:
+            heap_lam[0] = seg_lam[e]
+        else:
+            size -= 1
+            heap_lam[0], heap_seg[0] = heap_lam[size], heap_seg[size]
+        _sift_down(heap_lam, heap_seg, size, 0)
     model_blocks[model] = blocks
     if scoring:
         model_fit[model] = fit
     n_models = model + 1
+    model_start[n_models] = n_events
+    initial_coef = np.empty(n, np.float64)  # once the blocks are freed: a lower peak
+    for i in range(n):
+        left = run_viol[i - 1] if i > 0 else 0
+        initial_coef[i] = 0.0 if run_viol[i] == left else (run_viol[i] - left) / weights[i]
     return (event_lam[:n_events], event_left[:n_events], event_right[:n_events],
-            event_coef[:n_events], initial_coef, event_model[:n_events], model_lam[:n_models],
-            model_blocks[:n_models], model_fit[:n_models] if scoring else model_fit)
+            event_coef[:n_events], initial_coef, model_start[:n_models + 1],
+            model_lam[:n_models], model_blocks[:n_models],
+            model_fit[:n_models] if scoring else model_fit)
 
 
 @njit(cache=True)
@@ -289,7 +513,7 @@ def near_isotonic_path(weights, sums, tol=1e-12):
     event_lam, event_left, event_right, event_coef, initial_coef
         As :func:`scored_path` returns them.
     """
-    out = scored_path(weights, sums, np.empty(0, np.float64), False, tol, 1e-12)
+    out = scored_path(weights, sums, np.empty(0, np.float64), 0, tol, 1e-12)
     return out[0], out[1], out[2], out[3], out[4]
 
 
@@ -326,9 +550,9 @@ def _block_loglik(pos, neg, v):
     """Bernoulli log-likelihood of a block predicting v (clipped to [0, 1]); 0 log 0 = 0."""
     v = min(max(v, 0.0), 1.0)
     out = 0.0
-    if pos > 0.0:
+    if pos > 0.0 and v < 1.0:  # log(1) = 0 adds nothing
         out += pos * np.log(v) if v > 0.0 else -np.inf
-    if neg > 0.0:
+    if neg > 0.0 and v > 0.0:  # log1p(-0) = 0 adds nothing
         out += neg * np.log1p(-v) if v < 1.0 else -np.inf
     return out
 
