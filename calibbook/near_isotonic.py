@@ -167,7 +167,8 @@ class ScoredPath:
     fit after the events before ``model_start[t + 1]`` (``_kernels.neariso.group_events``
     of the events); ``df`` the blocks of each model and ``binned`` each model's goodness
     of fit with every block at its own mean, scored with ``score_sums`` (the path's
-    sums, or centred ones for a Gaussian fit).
+    sums, or centred ones for a Gaussian fit); ``final_heads`` the first run of each
+    block of the last model and ``tol`` the path's scaled fusing tolerance.
     """
 
     path: NearIsotonicPath
@@ -176,6 +177,8 @@ class ScoredPath:
     model_lam: np.ndarray
     df: np.ndarray
     binned: np.ndarray
+    final_heads: np.ndarray
+    tol: float
 
     @classmethod
     def fit(cls, values, weights, sums, score_sums=None, score="bernoulli"):
@@ -203,8 +206,12 @@ class ScoredPath:
 
         path = self.path
         n_before = int(self.model_start[first_model + 1])
-        starts, bw, bs, bx, coef = blocks_at(path.weights, path.sums, self.score_sums,
-                                             path.scores, path.event_right, n_before)
+        # a block starts at a run that no merge took in by then: the last model's blocks,
+        # split where the later merges took their right blocks in
+        starts = np.sort(np.concatenate((self.final_heads, path.event_right[n_before:],
+                                         [path.scores.size])))
+        bw, bs, bx, coef = blocks_at(path.weights, path.sums, self.score_sums, path.scores,
+                                     starts, self.tol)
         left = np.searchsorted(starts, path.event_left[n_before:])
         right = np.searchsorted(starts, path.event_right[n_before:])
         models = np.arange(first_model + 1, self.model_lam.size)

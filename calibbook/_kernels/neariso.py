@@ -359,6 +359,10 @@ def scored_path(weights, sums, score_sums, score=0, tol=1e-12, rel_tol=1e-12):
     model_fit : float64 (T + 1,)
         Goodness of fit of each model's binning, each block at its own mean (the sum
         of ``_block_term``; an upper bound on the model's own fit); empty if not scored.
+    final_heads : int64 (B,)
+        The first run of each block of the last model (the isotonic regression's blocks).
+    tol : float
+        The fusing tolerance, scaled to the responses.
 
     Notes
     -----
@@ -498,10 +502,18 @@ def scored_path(weights, sums, score_sums, score=0, tol=1e-12, rel_tol=1e-12):
     for i in range(n):
         left = run_viol[i - 1] if i > 0 else 0
         initial_coef[i] = 0.0 if run_viol[i] == left else (run_viol[i] - left) / weights[i]
+    final_heads = np.empty(blocks, np.int64)  # the first run of each block at the end
+    b = 0
+    for k in range(n_segments):
+        h = seg_start[k]  # a segment's first block keeps its index to the end
+        while h >= 0:
+            final_heads[b] = rec_int[h, _HEAD]
+            b += 1
+            h = rec_int[h, _NXT]
     return (event_lam[:n_events], event_left[:n_events], event_right[:n_events],
             event_coef[:n_events], initial_coef, model_start[:n_models + 1],
             model_lam[:n_models], model_blocks[:n_models],
-            model_fit[:n_models] if scoring else model_fit)
+            model_fit[:n_models] if scoring else model_fit, final_heads, tol)
 
 
 @njit(cache=True)
@@ -595,60 +607,42 @@ def group_events(event_lam, rel_tol):
 
 
 @njit(cache=True)
-def blocks_at(weights, path_sums, score_sums, values, event_right, n_before, tol=1e-12):
-    """The blocks of the path after its first ``n_before`` merge events, summed over their runs.
+def blocks_at(weights, path_sums, score_sums, values, starts, tol):
+    """Sums over the runs of the blocks that start at ``starts`` (increasing; then R).
 
-    A run starts a block unless one of those events merged it into the block on its left
-    (``event_right``). A block's slope coefficient c = (nu_right - nu_left) / W follows
-    from the violations of the runs at its ends: a block inherits the violation flag of
-    its last run (see :func:`scored_path`, whose ``tol`` this must be).
+    A block's slope coefficient c = (nu_right - nu_left) / W follows from the violations
+    of the runs at its ends: a block inherits the violation flag of its last run (see
+    :func:`scored_path`, whose scaled ``tol`` this must be).
 
     Returns
     -------
-    starts : int64 (B + 1,)
-        First run of each block, then R.
     block_weight, block_sum, block_score_sum, block_coef : float64 (B,)
         W, the sum of ``score_sums``, the sum of weight * score (``values``; zeros when
         ``values`` is empty) and c of each block.
     """
-    n = weights.shape[0]
-    is_start = np.ones(n, np.bool_)
-    for k in range(n_before):
-        is_start[event_right[k]] = False
-    n_blocks = 0
-    for r in range(n):
-        n_blocks += is_start[r]
-    scale = 0.0
-    for i in range(n):
-        scale = max(scale, abs(path_sums[i] / weights[i]))
-    tol = tol * (1.0 + scale)
-    with_x = values.shape[0] == n
-    starts = np.empty(n_blocks + 1, np.int64)
+    n_blocks = starts.shape[0] - 1
+    with_x = values.shape[0] == weights.shape[0]
     bw = np.zeros(n_blocks, np.float64)
     bs = np.zeros(n_blocks, np.float64)
     bx = np.zeros(n_blocks, np.float64)
     coef = np.empty(n_blocks, np.float64)
-    b = -1
     left_viol = 0.0  # violation flag of the run before block b
-    for r in range(n):
-        if is_start[r]:
-            if b >= 0:
-                left_viol = 1.0 if path_sums[r - 1] / weights[r - 1] > (
-                    path_sums[r] / weights[r] + tol) else 0.0
-                coef[b] = left_viol - coef[b]  # nu_right - nu_left, divided below
-            b += 1
-            starts[b] = r
-            coef[b] = left_viol
-        bw[b] += weights[r]
-        bs[b] += score_sums[r]
-        if with_x:
-            bx[b] += weights[r] * values[r]
-    if b >= 0:
-        coef[b] = 0.0 - coef[b]  # the last block has no right neighbour
-    for j in range(n_blocks):
-        coef[j] /= bw[j]
-    starts[n_blocks] = n
-    return starts, bw, bs, bx, coef
+    for b in range(n_blocks):
+        first, end = starts[b], starts[b + 1]
+        w = s = x = 0.0
+        for r in range(first, end):
+            w += weights[r]
+            s += score_sums[r]
+            if with_x:
+                x += weights[r] * values[r]
+        bw[b], bs[b], bx[b] = w, s, x
+        right_viol = 0.0
+        if b + 1 < n_blocks:
+            right_viol = 1.0 if path_sums[end - 1] / weights[end - 1] > (
+                path_sums[end] / weights[end] + tol) else 0.0
+        coef[b] = (right_viol - left_viol) / w
+        left_viol = right_viol
+    return bw, bs, bx, coef
 
 
 @njit(cache=True)
