@@ -198,35 +198,26 @@ def _sift_down(keys, values, size, i):
 
 
 @njit(cache=True)
-def _segments(rec, rec_int, m, gap):
+def _segments(pav_w, pav_s, pav_first, n_pav, block_viol, m, gap):
     """Split the blocks where no merge of the path can ever cross: (K + 1,) segment starts.
 
-    The path ends at the isotonic regression, whose blocks (pool adjacent violators, here)
-    are never merged with each other. Across the boundary between two of them, A < B, the
-    last block of A has no violation on its right, so its value only rises with lam, up
-    to mean(A); the first block of B only falls, down to mean(B). So their values stay at
-    least mean(B) - mean(A) apart, and a boundary where that exceeds ``gap`` (far above
-    the fusing tolerance and the rounding of the values) is never crossed: the path of
-    each segment is found alone, in a cache-sized heap. Boundaries that do not qualify
-    (closer means, or a violating pair, which cannot happen in exact arithmetic) are
-    dropped. The pool-adjacent-violators stack lives in the spare fields of the records.
+    The path ends at the isotonic regression, whose blocks (the ``n_pav`` blocks of pool
+    adjacent violators: weights, sums, first block) are never merged with each other.
+    Across the boundary between two of them, A < B, the last block of A has no violation
+    on its right, so its value only rises with lam, up to mean(A); the first block of B
+    only falls, down to mean(B). So their values stay at least mean(B) - mean(A) apart,
+    and a boundary where that exceeds ``gap`` (far above the fusing tolerance and the
+    rounding of the values) is never crossed: the path of each segment is found alone,
+    in a cache-sized heap. Boundaries that do not qualify (closer means, or a violating
+    pair, which cannot happen in exact arithmetic) are dropped.
     """
-    top = -1
-    for j in range(m):
-        top += 1
-        rec[top, _KEY], rec[top, _OWN], rec_int[top, _PRV] = rec[j, _W], rec[j, _S], j
-        while top > 0 and (rec[top - 1, _OWN] * rec[top, _KEY]
-                           >= rec[top, _OWN] * rec[top - 1, _KEY]):
-            rec[top - 1, _KEY] += rec[top, _KEY]
-            rec[top - 1, _OWN] += rec[top, _OWN]
-            top -= 1
-    starts = np.empty(top + 2, np.int64)
+    starts = np.empty(n_pav + 1, np.int64)
     n_segments = 0
     starts[0] = 0
-    for t in range(1, top + 1):
-        first = rec_int[t, _PRV]
-        step = rec[t, _OWN] / rec[t, _KEY] - rec[t - 1, _OWN] / rec[t - 1, _KEY]
-        if step > gap and rec_int[first - 1, _VIOL] == 0:
+    for t in range(1, n_pav):
+        first = pav_first[t]
+        step = pav_s[t] / pav_w[t] - pav_s[t - 1] / pav_w[t - 1]
+        if step > gap and block_viol[first - 1] == 0:
             n_segments += 1
             starts[n_segments] = first
     n_segments += 1
@@ -235,9 +226,10 @@ def _segments(rec, rec_int, m, gap):
 
 
 @njit(cache=True)
-def _segment_path(rec, rec_int, SS, j0, j1, tol, score, keys, nodes, meta, out_lam, out_left,
+def _segment_path(rec, rec_int, SS, size, tol, score, keys, nodes, meta, out_lam, out_left,
                   out_right, out_coef, out_delta, n_out):
-    """The near-isotonic path of the blocks j0 .. j1 - 1 alone (see :func:`_segments`).
+    """The near-isotonic path of the blocks 0 .. size - 1 of ``rec`` alone (a segment; see
+    :func:`_segments`); ``SS``, if not empty, holds their separate score sums.
 
     Appends its merges, in lam order, from ``n_out`` on: lambda, the first runs of the two
     blocks, c of the merged block and (when scored) the change of the binned fit.
@@ -247,12 +239,12 @@ def _segment_path(rec, rec_int, SS, j0, j1, tol, score, keys, nodes, meta, out_l
     gaussian = score == 2
     separate = SS.shape[0] > 0
     fit = 0.0
-    for j in range(j0, j1):
+    for j in range(size):
         w, total = rec[j, _W], rec[j, _S]
         rec[j, _MEAN] = total / w
-        rec[j, _COEF] = (rec_int[j, _VIOL] - (rec_int[j - 1, _VIOL] if j > j0 else 0)) / w
+        rec[j, _COEF] = (rec_int[j, _VIOL] - (rec_int[j - 1, _VIOL] if j > 0 else 0)) / w
         rec[j, _KEY] = -1.0
-        rec_int[j, _PRV], rec_int[j, _NXT] = j - 1 if j > j0 else -1, j + 1 if j + 1 < j1 else -1
+        rec_int[j, _PRV], rec_int[j, _NXT] = j - 1, j + 1 if j + 1 < size else -1
         if scoring:
             ss = SS[j] if separate else total
             rec[j, _OWN] = _block_term(ss, w, ss / w, gaussian)
@@ -262,7 +254,7 @@ def _segment_path(rec, rec_int, SS, j0, j1, tol, score, keys, nodes, meta, out_l
     key_float = np.zeros(1, np.float64)
     key_bits = key_float.view(np.int64)  # a double's bit pattern through this view
     last_bits = 0
-    for j in range(j0, j1 - 1):
+    for j in range(size - 1):
         t = _merge_time(rec[j, _MEAN], rec[j, _COEF], rec[j + 1, _MEAN], rec[j + 1, _COEF],
                         0.0, tol)
         if t < np.inf:
@@ -391,16 +383,33 @@ def scored_path(weights, sums, score_sums, score=0, tol=1e-12, rel_tol=1e-12):
     model_blocks = np.empty(n_max + 1, np.int64)
     model_fit = np.empty(n_max + 1 if scoring else 0, np.float64)
 
-    # blocks of neighbouring runs with equal means, fused at lam = 0 (indices j < m),
-    # one 64-byte record each (see _records): a merge touches few cache lines
-    rec, rec_int = _records(n)
-    run_viol = np.empty(n, np.int8)  # 1 if run i > run i + 1 (a violating pair)
-    SS = np.empty(n if separate else 0, np.float64)
+    # blocks of neighbouring runs with equal means, fused at lam = 0 (indices j < m), and
+    # pool adjacent violators over them on the way, for the segments (see _segments)
+    block_w = np.empty(n, np.float64)
+    block_s = np.empty(n, np.float64)
+    block_head = np.empty(n, np.int32)
+    block_viol = np.empty(n, np.int8)  # 1 if block j > block j + 1 (a violating pair)
+    block_ss = np.empty(n if separate else 0, np.float64)
+    run_viol = np.empty(n, np.int8)  # the same for runs
+    pav_w = np.empty(n, np.float64)  # the stack of pool adjacent violators (only its
+    pav_s = np.empty(n, np.float64)  # deepest entry is ever touched)
+    pav_first = np.empty(n, np.int32)
+    top = -1
     m = 0
     n_events = 0
     prev_mean = 0.0
     mean_next = sums[0] / weights[0] if n > 0 else 0.0
-    for i in range(n):
+    for i in range(n + 1):
+        if i == n or not (i > 0 and mean_next == prev_mean):
+            if m > 0:  # block m - 1 is complete: onto the stack
+                top += 1
+                pav_w[top], pav_s[top], pav_first[top] = block_w[m - 1], block_s[m - 1], m - 1
+                while top > 0 and pav_s[top - 1] * pav_w[top] >= pav_s[top] * pav_w[top - 1]:
+                    pav_w[top - 1] += pav_w[top]
+                    pav_s[top - 1] += pav_s[top]
+                    top -= 1
+            if i == n:
+                break
         mean = mean_next
         v = 0
         if i + 1 < n:
@@ -409,30 +418,33 @@ def scored_path(weights, sums, score_sums, score=0, tol=1e-12, rel_tol=1e-12):
         run_viol[i] = v
         if i > 0 and mean == prev_mean:
             j = m - 1
-            rec[j, _W] += weights[i]
-            rec[j, _S] += sums[i]
-            rec_int[j, _VIOL] = v
+            block_w[j] += weights[i]
+            block_s[j] += sums[i]
+            block_viol[j] = v
             if separate:
-                SS[j] += score_sums[i]
+                block_ss[j] += score_sums[i]
             event_lam[n_events] = 0.0
-            event_left[n_events] = rec_int[j, _HEAD]
+            event_left[n_events] = block_head[j]
             event_right[n_events] = i
-            event_coef[n_events] = (v - (rec_int[j - 1, _VIOL] if j > 0 else 0)) / rec[j, _W]
+            event_coef[n_events] = (v - (block_viol[j - 1] if j > 0 else 0)) / block_w[j]
             n_events += 1
         else:
-            rec[m, _W], rec[m, _S] = weights[i], sums[i]
-            rec_int[m, _HEAD], rec_int[m, _VIOL] = i, v
+            block_w[m], block_s[m], block_head[m], block_viol[m] = weights[i], sums[i], i, v
             if separate:
-                SS[m] = score_sums[i]
+                block_ss[m] = score_sums[i]
             m += 1
         prev_mean = mean
 
     # independent segments, each with its own path in lam order, merged by lam at the end
-    seg_start = _segments(rec, rec_int, m, 1e-9 * (1.0 + scale))
+    seg_start = _segments(pav_w, pav_s, pav_first, top + 1, block_viol, m,
+                          1e-9 * (1.0 + scale))
     n_segments = seg_start.shape[0] - 1
     largest = 0
     for k in range(n_segments):
         largest = max(largest, seg_start[k + 1] - seg_start[k])
+    # one segment at a time in one 64-byte record a block (see _records): in cache
+    rec, rec_int = _records(largest)
+    local_ss = np.empty(largest if separate else 0, np.float64)
     keys, nodes, meta = _radix_heap(3 * largest)  # at most 3 entries a block: 1, then 2 a merge
     seg_lam = np.empty(max(m - 1, 0), np.float64)  # each segment's merges, in its lam order
     seg_left = np.empty(max(m - 1, 0), np.int32)
@@ -441,13 +453,26 @@ def scored_path(weights, sums, score_sums, score=0, tol=1e-12, rel_tol=1e-12):
     seg_delta = np.empty(max(m - 1, 0) if scoring else 0, np.float64)
     seg_events = np.empty(n_segments + 1, np.int64)
     seg_events[0] = 0
+    final_heads = np.empty(m, np.int64)  # the first run of each block at the end
+    n_final = 0
     fit = 0.0
     for k in range(n_segments):
-        done, seg_fit = _segment_path(rec, rec_int, SS, seg_start[k], seg_start[k + 1], tol,
-                                      score, keys, nodes, meta, seg_lam, seg_left, seg_right,
-                                      seg_coef, seg_delta, seg_events[k])
+        j0, size = seg_start[k], seg_start[k + 1] - seg_start[k]
+        for t in range(size):
+            rec[t, _W], rec[t, _S] = block_w[j0 + t], block_s[j0 + t]
+            rec_int[t, _HEAD], rec_int[t, _VIOL] = block_head[j0 + t], block_viol[j0 + t]
+            if separate:
+                local_ss[t] = block_ss[j0 + t]
+        done, seg_fit = _segment_path(rec, rec_int, local_ss, size, tol, score, keys, nodes,
+                                      meta, seg_lam, seg_left, seg_right, seg_coef, seg_delta,
+                                      seg_events[k])
         seg_events[k + 1] = done
         fit += seg_fit
+        h = 0  # the segment's first block keeps its index to the end
+        while h >= 0:
+            final_heads[n_final] = rec_int[h, _HEAD]
+            n_final += 1
+            h = rec_int[h, _NXT]
 
     # merge the segments' events by lam (a heap of segments keyed by their next merge)
     heap_lam = np.empty(n_segments, np.float64)
@@ -502,18 +527,10 @@ def scored_path(weights, sums, score_sums, score=0, tol=1e-12, rel_tol=1e-12):
     for i in range(n):
         left = run_viol[i - 1] if i > 0 else 0
         initial_coef[i] = 0.0 if run_viol[i] == left else (run_viol[i] - left) / weights[i]
-    final_heads = np.empty(blocks, np.int64)  # the first run of each block at the end
-    b = 0
-    for k in range(n_segments):
-        h = seg_start[k]  # a segment's first block keeps its index to the end
-        while h >= 0:
-            final_heads[b] = rec_int[h, _HEAD]
-            b += 1
-            h = rec_int[h, _NXT]
     return (event_lam[:n_events], event_left[:n_events], event_right[:n_events],
             event_coef[:n_events], initial_coef, model_start[:n_models + 1],
             model_lam[:n_models], model_blocks[:n_models],
-            model_fit[:n_models] if scoring else model_fit, final_heads, tol)
+            model_fit[:n_models] if scoring else model_fit, final_heads[:n_final], tol)
 
 
 @njit(cache=True)
