@@ -293,6 +293,88 @@ def test_constructor_is_keyword_only(make):
         make("bic" if make is ENIR else 2.0)
 
 
+# ------------------------------------------------- issue 18: the fast fit agrees with the old one
+def scaling_case(n, seed, ties=False, weighted=False):
+    """Chapter 8's synthetic scores (benchmarks/bench_scaling.py): over-confident scores in
+    [0, 1], labels drawn from a flatter truth; optionally rounded (ties) and weighted."""
+    rng = np.random.default_rng(seed)
+    s = rng.beta(0.7, 0.7, size=n)
+    p = 1.0 / (1.0 + np.exp(-0.6 * np.log(s / (1.0 - s) + 1e-300)))
+    y = (rng.uniform(size=n) < p).astype(float)
+    if ties:
+        s = np.round(s, 3)
+    w = rng.integers(0, 4, size=n).astype(float) if weighted else None
+    return s, y, w
+
+
+def assert_same_fit(cal, s, y, w, **params):
+    """``cal`` (fitted) agrees with the fit before issue 18: the models, their scores and
+    weights, the averaged values and both interpolations, to 1e-12."""
+    predict, lam, df, scores, weights, run_values = old_enir(s, y, w, **params)
+    np.testing.assert_array_equal(cal.model_df_, df)
+    np.testing.assert_allclose(cal.model_lambdas_, lam, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(cal.model_scores_, scores, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(cal.model_weights_, weights, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(cal.run_values_, run_values, rtol=0, atol=1e-12)
+    probe = np.concatenate([s, 0.5 * (s[1:] + s[:-1]), np.linspace(-0.1, 1.1, 241).clip(0, 1)])
+    np.testing.assert_allclose(cal.predict(probe), predict(probe), rtol=0, atol=1e-12)
+    step = ENIR(interpolation="step", **params).fit(s, y, sample_weight=w)
+    np.testing.assert_allclose(step.predict(probe), predict(probe, "step"), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [dict(criterion="bic"), dict(criterion="aic"), dict(criterion="aicc"), dict(prune="elbow"),
+     dict(prune="window", prune_alpha=0.01)],
+)
+@pytest.mark.parametrize("seed", range(25))
+def test_fit_agrees_with_the_fit_before_issue_18(seed, params):
+    s, y, w = random_case(seed, n_max=400)
+    assert_same_fit(ENIR(**params).fit(s, y, sample_weight=w), s, y, w, **params)
+
+
+@pytest.mark.parametrize("criterion", ["bic", "aic"])
+@pytest.mark.parametrize("ties, weighted", [(False, False), (True, False), (False, True)])
+def test_fit_agrees_with_the_fit_before_issue_18_at_scale(criterion, ties, weighted):
+    # 30 000 rows: thousands of models, segments of hundreds of blocks, massive ties in lam
+    s, y, w = scaling_case(30_000, seed=3, ties=ties, weighted=weighted)
+    cal = ENIR(criterion=criterion).fit(s, y, sample_weight=w)
+    assert_same_fit(cal, s, y, w, criterion=criterion)
+
+
+@pytest.mark.parametrize("interpolation", ["linear", "step"])
+@pytest.mark.parametrize("seed", range(6))
+def test_predict_is_the_interpolation_through_every_run(seed, interpolation):
+    # predict looks up one knot per end of each stretch of equal averaged values; that
+    # is exactly the map through every run score with its averaged value
+    from calibbook.near_isotonic import interpolate_runs
+
+    s, y, w = random_case(seed, n_max=400) if seed % 2 else scaling_case(5000, seed)[:3]
+    cal = ENIR(interpolation=interpolation).fit(s, y, sample_weight=w)
+    x = cal.path_.scores
+    probe = np.concatenate([x, 0.5 * (x[1:] + x[:-1]), np.nextafter(x, 2.0),
+                            np.nextafter(x, -1.0), np.linspace(0, 1, 1001)]).clip(0, 1)
+    expected = interpolate_runs(x, cal.run_values_, probe, interpolation)
+    np.testing.assert_array_equal(cal.predict(probe), expected)
+    assert cal._knots[0].size <= 2 * np.unique(cal.run_values_).size + 2 * x.size
+
+
+def test_degenerate_paths():
+    # one score, a single violation, already isotonic, strictly decreasing, alternating
+    cases = [
+        ([0.5, 0.5, 0.5], [0, 1, 1]),
+        ([0.1, 0.4, 0.9], [1, 0, 1]),
+        ([0.1, 0.2, 0.3, 0.4], [0, 0, 1, 1]),
+        ([0.1, 0.2, 0.3, 0.4], [1, 1, 0, 0]),
+        (np.linspace(0.05, 0.95, 40), np.arange(40) % 2),
+    ]
+    for s, y in cases:
+        s, y = np.asarray(s, float), np.asarray(y, float)
+        cal = ENIR().fit(s, y)
+        assert_same_fit(cal, s, y, None)
+        assert cal.model_weights_.sum() == pytest.approx(1.0)
+
+
 # ---------------------------------------------------------------- frozen reference
 # The ENIR fit and predict as they were before issue 18 (commit 85531eb): a heap with
 # stale entries, three scoring passes over every merge, the average over the whole merge
