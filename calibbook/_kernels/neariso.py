@@ -90,20 +90,27 @@ def _bucket(bits, last):
 
 
 @njit(cache=True)
-def _push(keys, nodes, meta, i, bits, node):
-    """Append (bits, node) to bucket i."""
+def _place(keys, nodes, meta, i, bits, node):
+    """Append (bits, node) to bucket i (the count of entries held is the caller's)."""
     c = meta[_HEADS + i]
-    if c < 0 or meta[_FILLS + i] == _CHUNK:
+    fill = meta[_FILLS + i]
+    if c < 0 or fill == _CHUNK:
         n_chunks = (meta.shape[0] - _NEXT) // 2
-        meta[_FREE_TOP] -= 1
-        new = meta[_NEXT + n_chunks + meta[_FREE_TOP]]
+        top = meta[_FREE_TOP] - 1
+        meta[_FREE_TOP] = top
+        new = meta[_NEXT + n_chunks + top]
         meta[_NEXT + new] = c
         meta[_HEADS + i] = c = new
-        meta[_FILLS + i] = 0
-    k = c * _CHUNK + meta[_FILLS + i]
-    keys[k] = bits
-    nodes[k] = node
-    meta[_FILLS + i] += 1
+        fill = 0
+    keys[c * _CHUNK + fill] = bits
+    nodes[c * _CHUNK + fill] = node
+    meta[_FILLS + i] = fill + 1
+
+
+@njit(cache=True)
+def _push(keys, nodes, meta, i, bits, node):
+    """Append (bits, node) to bucket i."""
+    _place(keys, nodes, meta, i, bits, node)
     meta[_HELD] += 1
 
 
@@ -132,9 +139,8 @@ def _pop_min(keys, nodes, meta, last):
         last = low
         c, fill = first, first_fill
         while c >= 0:
-            for k in range(c * _CHUNK, c * _CHUNK + fill):
-                meta[_HELD] -= 1  # moves to a lower bucket
-                _push(keys, nodes, meta, _bucket(keys[k], last), keys[k], nodes[k])
+            for k in range(c * _CHUNK, c * _CHUNK + fill):  # each to a lower bucket
+                _place(keys, nodes, meta, _bucket(keys[k], last), keys[k], nodes[k])
             nxt = meta[_NEXT + c]
             _free_chunk(meta, c)  # read out: back to the pool
             c, fill = nxt, _CHUNK
@@ -397,42 +403,52 @@ def scored_path(weights, sums, score_sums, score=0, tol=1e-12, rel_tol=1e-12):
     top = -1
     m = 0
     n_events = 0
+    # the block being built (its weight, sum, score sum, first run, violation flag) and
+    # the violation flag of the block before it
+    cur_w = cur_s = cur_ss = 0.0
+    cur_head = cur_viol = left_viol = 0
     prev_mean = 0.0
     mean_next = sums[0] / weights[0] if n > 0 else 0.0
     for i in range(n + 1):
         if i == n or not (i > 0 and mean_next == prev_mean):
-            if m > 0:  # block m - 1 is complete: onto the stack
+            if i > 0:  # the block is complete: store it, push it on the stack
+                block_w[m], block_s[m], block_head[m], block_viol[m] = (cur_w, cur_s,
+                                                                        cur_head, cur_viol)
+                if separate:
+                    block_ss[m] = cur_ss
                 top += 1
-                pav_w[top], pav_s[top], pav_first[top] = block_w[m - 1], block_s[m - 1], m - 1
+                pav_w[top], pav_s[top], pav_first[top] = cur_w, cur_s, m
                 while top > 0 and pav_s[top - 1] * pav_w[top] >= pav_s[top] * pav_w[top - 1]:
                     pav_w[top - 1] += pav_w[top]
                     pav_s[top - 1] += pav_s[top]
                     top -= 1
+                m += 1
+                left_viol = cur_viol
             if i == n:
                 break
+            cur_w, cur_s, cur_head = weights[i], sums[i], i
+            if separate:
+                cur_ss = score_sums[i]
+            fused = False
+        else:
+            cur_w += weights[i]
+            cur_s += sums[i]
+            if separate:
+                cur_ss += score_sums[i]
+            fused = True
         mean = mean_next
         v = 0
         if i + 1 < n:
             mean_next = sums[i + 1] / weights[i + 1]
             v = 1 if mean > mean_next + tol else 0
         run_viol[i] = v
-        if i > 0 and mean == prev_mean:
-            j = m - 1
-            block_w[j] += weights[i]
-            block_s[j] += sums[i]
-            block_viol[j] = v
-            if separate:
-                block_ss[j] += score_sums[i]
+        cur_viol = v
+        if fused:
             event_lam[n_events] = 0.0
-            event_left[n_events] = block_head[j]
+            event_left[n_events] = cur_head
             event_right[n_events] = i
-            event_coef[n_events] = (v - (block_viol[j - 1] if j > 0 else 0)) / block_w[j]
+            event_coef[n_events] = 0.0 if v == left_viol else (v - left_viol) / cur_w
             n_events += 1
-        else:
-            block_w[m], block_s[m], block_head[m], block_viol[m] = weights[i], sums[i], i, v
-            if separate:
-                block_ss[m] = score_sums[i]
-            m += 1
         prev_mean = mean
 
     # independent segments, each with its own path in lam order, merged by lam at the end
