@@ -139,7 +139,10 @@ class ENIR(BaseCalibrator):
             0.0, 1.0,
         )
         self.run_values_ = np.repeat(block_values, np.diff(starts))
-        self._knots = piecewise_knots(values, starts, block_values)
+        knots_x, knots_y, first = piecewise_knots(values, starts, block_values)
+        slopes = np.zeros_like(knots_y)
+        slopes[:-1] = np.diff(knots_y) / np.diff(knots_x)  # knots_x strictly increases
+        self._knots = (knots_x, knots_y, slopes, knots_x[first], knots_y[first])
         keep = model_weight > 0
         self.path_ = scored.path
         self.model_lambdas_ = scored.model_lam[keep]
@@ -151,9 +154,10 @@ class ENIR(BaseCalibrator):
     def _predict(self, scores):
         """One bucketed lookup in the averaged map, stored once with a knot per end of each
         stretch of equal values (the same map as interpolating every run's value)."""
-        from ._kernels.isotonic import linear_values, step_values
+        from ._kernels.isotonic import step_values
+        from ._kernels.neariso import interpolate_knots
 
-        knots_x, knots_y, first = self._knots
+        knots_x, knots_y, slopes, step_x, step_y = self._knots
         if self.interpolation == "linear":
-            return linear_values(knots_x, knots_y, scores)
-        return step_values(knots_x[first], knots_y[first], scores)
+            return interpolate_knots(knots_x, knots_y, slopes, scores)
+        return step_values(step_x, step_y, scores)

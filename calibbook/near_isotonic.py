@@ -36,7 +36,7 @@ class NearIsotonicPath:
 
     Parameters
     ----------
-    scores, weights, sums, event_lam, event_left, event_right, event_coef, initial_coef : ndarray
+    scores, weights, sums, event_lam, event_left, event_right, event_coef, violations : ndarray
         The fields listed under Attributes, as computed by
         :func:`calibbook.near_isotonic_path` (not meant to be built by hand).
 
@@ -51,7 +51,11 @@ class NearIsotonicPath:
     event_left, event_right : ndarray (E,)
         First runs of the two blocks that merge.
     event_coef, initial_coef : ndarray
-        Slope data: a block's value is S / W - lam * c between its merges.
+        Slope data: a block's value is S / W - lam * c between its merges (c of the
+        merged block, and of each run on its own at lam = 0).
+    violations : ndarray of int8 (R,)
+        1 where a run's mean exceeds the next run's (beyond rounding), else 0; a
+        block's c is (its last run's flag - the flag before its first run) / W.
 
     References
     ----------
@@ -75,7 +79,14 @@ class NearIsotonicPath:
     event_left: np.ndarray
     event_right: np.ndarray
     event_coef: np.ndarray
-    initial_coef: np.ndarray
+    violations: np.ndarray
+
+    @cached_property
+    def initial_coef(self):
+        """c of each run as a block of its own at lam = 0 (an ndarray), from the flags."""
+        from ._kernels.neariso import initial_coefficients
+
+        return initial_coefficients(self.weights, self.violations)
 
     @cached_property
     def _grouped_lam(self):

@@ -36,6 +36,8 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
+from .binning import bin_index
+
 # A radix heap (Ahuja, Mehlhorn, Orlin & Tarjan 1990) holds the merge times. It needs
 # keys that never fall below the last minimum taken out, which holds here: lambda only grows.
 # The keys are non-negative doubles, whose bit patterns (as int64) sort as the doubles do.
@@ -345,8 +347,9 @@ def scored_path(weights, sums, score_sums, score=0, tol=1e-12, rel_tol=1e-12):
     event_coef : float64 (E,)
         c of the merged block, constant over its life: its value at any lam until
         its next merge is S / W - lam * c.
-    initial_coef : float64 (R,)
-        c of each run as a block of its own at lam = 0.
+    violations : int8 (R,)
+        1 where run i > run i + 1 (beyond ``tol``), else 0: the violation flags of the
+        runs, from which a block's c follows (see :func:`initial_coefficients`).
     model_start : int64 (T + 2,)
         First event of each model, then E: model t is the fit after the events before
         ``model_start[t + 1]`` (``group_events(event_lam, rel_tol)``, found on the way).
@@ -539,14 +542,23 @@ def scored_path(weights, sums, score_sums, score=0, tol=1e-12, rel_tol=1e-12):
         model_fit[model] = fit
     n_models = model + 1
     model_start[n_models] = n_events
-    initial_coef = np.empty(n, np.float64)  # once the blocks are freed: a lower peak
-    for i in range(n):
-        left = run_viol[i - 1] if i > 0 else 0
-        initial_coef[i] = 0.0 if run_viol[i] == left else (run_viol[i] - left) / weights[i]
     return (event_lam[:n_events], event_left[:n_events], event_right[:n_events],
-            event_coef[:n_events], initial_coef, model_start[:n_models + 1],
+            event_coef[:n_events], run_viol, model_start[:n_models + 1],
             model_lam[:n_models], model_blocks[:n_models],
             model_fit[:n_models] if scoring else model_fit, final_heads[:n_final], tol)
+
+
+@njit(cache=True)
+def initial_coefficients(weights, violations):
+    """c of each run as a block of its own at lam = 0: (nu_right - nu_left) / w."""
+    n = weights.shape[0]
+    out = np.empty(n, np.float64)
+    left = 0
+    for i in range(n):
+        v = violations[i]
+        out[i] = 0.0 if v == left else (v - left) / weights[i]
+        left = v
+    return out
 
 
 @njit(cache=True)
@@ -555,7 +567,7 @@ def near_isotonic_path(weights, sums, tol=1e-12):
 
     Returns
     -------
-    event_lam, event_left, event_right, event_coef, initial_coef
+    event_lam, event_left, event_right, event_coef, violations
         As :func:`scored_path` returns them.
     """
     out = scored_path(weights, sums, np.empty(0, np.float64), 0, tol, 1e-12)
@@ -802,6 +814,29 @@ def model_average(block_weight, block_sum, block_score_sum, block_coef, left, ri
         contrib = alpha * (cum_w[hi] - cum_w[lo]) + beta * (cum_wl[hi] - cum_wl[lo])
         acc[node] = contrib + (acc[parent[node]] if parent[node] >= 0 else 0.0)
     return acc[:n]
+
+
+@njit(cache=True)
+def interpolate_knots(knots_x, knots_y, slopes, x):
+    """The piecewise-linear map through the knots at ``x``, constant beyond the ends.
+
+    One bucketed lookup (``bin_index``) finds each query's interval, whose precomputed
+    slope ``slopes[j] = (knots_y[j + 1] - knots_y[j]) / (knots_x[j + 1] - knots_x[j])``
+    gives ``knots_y[j] + slopes[j] * (x - knots_x[j])``: no division per query. This
+    differs from dividing per query by rounding only (a few 1e-16 for values in [0, 1]).
+    """
+    counts = bin_index(knots_x, x)
+    last = knots_x.shape[0] - 1
+    out = np.empty(x.shape[0], np.float64)
+    for i in range(x.shape[0]):
+        j = counts[i] - 1  # knots_x[j] <= x[i] < knots_x[j + 1]
+        if j < 0:
+            out[i] = knots_y[0]
+        elif j >= last:
+            out[i] = knots_y[last]
+        else:
+            out[i] = knots_y[j] + slopes[j] * (x[i] - knots_x[j])
+    return out
 
 
 @njit(cache=True)
