@@ -138,7 +138,7 @@ class ENIR(BaseCalibrator):
             model_average(bw, bs, bx, coef, *events_after, scored.model_lam, model_weight),
             0.0, 1.0,
         )
-        self.run_values_ = np.repeat(block_values, np.diff(starts))
+        self._block_values = (starts, block_values)  # run_values_, when asked
         knots_x, knots_y, first = piecewise_knots(values, starts, block_values)
         slopes = np.zeros_like(knots_y)
         slopes[:-1] = np.diff(knots_y) / np.diff(knots_x)  # knots_x strictly increases
@@ -150,6 +150,16 @@ class ENIR(BaseCalibrator):
         self.model_scores_ = scores_ic[keep]
         self.model_weights_ = model_weight[keep]
         return self
+
+    @property
+    def run_values_(self):
+        """Averaged calibrated value at each distinct training score (ndarray (R,)).
+
+        Constant over each block of the first model that carries weight; expanded from
+        those blocks when asked.
+        """
+        starts, block_values = self._block_values
+        return np.repeat(block_values, np.diff(starts))
 
     def _predict(self, scores):
         """One bucketed lookup in the averaged map, stored once with a knot per end of each

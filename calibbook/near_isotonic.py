@@ -301,7 +301,8 @@ def near_isotonic_path(scores, y, sample_weight=None):
 
     Tied scores are pooled first (their weighted mean response, with their total
     weight), so aggregated rows give the same path as raw rows. The path is found
-    with a heap of merge times in O(R log R) for R distinct scores. For a penalty
+    with a heap of merge times in O(R log R) for R distinct scores, block by block of
+    the isotonic fit (no merge crosses from one to the next). For a penalty
     lam >= 0 the fit minimises, over runs r with weights w_r and mean responses y_r,
     1/2 sum_r w_r (p_r - y_r)^2 + lam sum_r (p_r - p_{r+1})_+ ;
     :doc:`/book/05_near_isotonic_enir_bbq` derives the path algorithm.
