@@ -465,11 +465,15 @@ def scored_path(weights, sums, score_sums, score=0, tol=1e-12, rel_tol=1e-12):
     rec, rec_int = _records(largest)
     local_ss = np.empty(largest if separate else 0, np.float64)
     keys, nodes, meta = _radix_heap(3 * largest)  # at most 3 entries a block: 1, then 2 a merge
-    seg_lam = np.empty(max(m - 1, 0), np.float64)  # each segment's merges, in its lam order
-    seg_left = np.empty(max(m - 1, 0), np.int32)
-    seg_right = np.empty(max(m - 1, 0), np.int32)
-    seg_coef = np.empty(max(m - 1, 0), np.float64)
-    seg_delta = np.empty(max(m - 1, 0) if scoring else 0, np.float64)
+    # each segment's merges, in its lam order. They go where the blocks were: segment k
+    # has at most (its blocks - 1) merges, so the merges of segments 0 .. k end before
+    # its last block, and its own blocks are in the records by then (memory already
+    # touched is cheaper to write than new pages)
+    seg_lam = block_w
+    seg_coef = block_s
+    seg_left = block_head
+    seg_right = pav_first  # the stack is read out by now
+    seg_delta = pav_w
     seg_events = np.empty(n_segments + 1, np.int64)
     seg_events[0] = 0
     final_heads = np.empty(m, np.int64)  # the first run of each block at the end
