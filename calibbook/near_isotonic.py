@@ -36,7 +36,7 @@ class NearIsotonicPath:
 
     Parameters
     ----------
-    scores, weights, sums, event_lam, event_left, event_right, event_coef, violations : ndarray
+    scores, weights, sums, merge_lam, merge_left, merge_right, merge_coef, violations : ndarray
         The fields listed under Attributes, as computed by
         :func:`calibbook.near_isotonic_path` (not meant to be built by hand).
 
@@ -56,6 +56,10 @@ class NearIsotonicPath:
     violations : ndarray of int8 (R,)
         1 where a run's mean exceeds the next run's (beyond rounding), else 0; a
         block's c is (its last run's flag - the flag before its first run) / W.
+    merge_lam, merge_left, merge_right, merge_coef : ndarray
+        The events after the first ones, which fuse neighbouring runs with equal means
+        at lam = 0 and follow from the runs: the events are stored as these and
+        ``event_*`` is assembled when asked.
 
     References
     ----------
@@ -75,11 +79,40 @@ class NearIsotonicPath:
     scores: np.ndarray
     weights: np.ndarray
     sums: np.ndarray
-    event_lam: np.ndarray
-    event_left: np.ndarray
-    event_right: np.ndarray
-    event_coef: np.ndarray
+    merge_lam: np.ndarray
+    merge_left: np.ndarray
+    merge_right: np.ndarray
+    merge_coef: np.ndarray
     violations: np.ndarray
+
+    @cached_property
+    def _events(self):
+        """All merge events: the fusing of equal neighbours, then the stored merges."""
+        from ._kernels.neariso import fused_events
+
+        fused = fused_events(self.weights, self.sums, self.violations)
+        stored = (self.merge_lam, self.merge_left, self.merge_right, self.merge_coef)
+        return tuple(np.concatenate((a, b)) for a, b in zip(fused, stored))
+
+    @property
+    def event_lam(self):
+        """Lambda of each merge (ndarray (E,)), non-decreasing."""
+        return self._events[0]
+
+    @property
+    def event_left(self):
+        """First run of the left block of each merge (ndarray (E,))."""
+        return self._events[1]
+
+    @property
+    def event_right(self):
+        """First run of the right block of each merge (ndarray (E,))."""
+        return self._events[2]
+
+    @property
+    def event_coef(self):
+        """c of the merged block of each merge (ndarray (E,))."""
+        return self._events[3]
 
     @cached_property
     def initial_coef(self):
@@ -89,12 +122,19 @@ class NearIsotonicPath:
         return initial_coefficients(self.weights, self.violations)
 
     @cached_property
+    def _n_fused(self):
+        """Number of runs fused into their left neighbour at the start (equal means)."""
+        means = self.sums / self.weights
+        return int(np.count_nonzero(means[1:] == means[:-1]))
+
+    @cached_property
     def _grouped_lam(self):
-        """Each event's lambda with merges within rounding of each other (1e-12 relative)
-        made one breakpoint, and the distinct breakpoints, starting with 0."""
+        """Each stored merge's lambda with merges within rounding of each other (1e-12
+        relative) made one breakpoint, and the distinct breakpoints, starting with 0
+        (the fusing at the start is at 0, in the first)."""
         from ._kernels.neariso import group_events
 
-        event_model, model_lam = group_events(self.event_lam, 1e-12)
+        event_model, model_lam = group_events(self.merge_lam, 1e-12)
         return model_lam[event_model], model_lam
 
     @property
@@ -127,9 +167,8 @@ class NearIsotonicPath:
         from ._kernels.neariso import fit_at
 
         lam = float(check_parameter(lam, "lam", [Interval(Real, 0.0, None)]))
-        return fit_at(self.weights, self.sums, self._grouped_lam[0], self.event_left,
-                      self.event_right,
-                      self.event_coef, self.initial_coef, lam)
+        return fit_at(self.weights, self.sums, self.violations, self._grouped_lam[0],
+                      self.merge_left, self.merge_right, self.merge_coef, lam)
 
     def n_blocks(self, lam):
         """Number of blocks (runs of equal adjacent fitted values) at ``lam``.
@@ -142,7 +181,8 @@ class NearIsotonicPath:
         -------
         int
         """
-        return int(self.scores.size - np.count_nonzero(self._grouped_lam[0] <= lam))
+        merged = self._n_fused + np.count_nonzero(self._grouped_lam[0] <= lam)
+        return int(self.scores.size - merged)
 
 
 def _runs_for_regression(scores, y, sample_weight):
@@ -175,11 +215,12 @@ class ScoredPath:
     """A near-isotonic path with its models grouped and their binned fits (internal).
 
     ``path`` is the :class:`NearIsotonicPath`; model t (lambda ``model_lam[t]``) is the
-    fit after the events before ``model_start[t + 1]`` (``_kernels.neariso.group_events``
-    of the events); ``df`` the blocks of each model and ``binned`` each model's goodness
-    of fit with every block at its own mean, scored with ``score_sums`` (the path's
-    sums, or centred ones for a Gaussian fit); ``final_heads`` the first run of each
-    block of the last model and ``tol`` the path's scaled fusing tolerance.
+    fit after the fusing at the start and the stored merges before ``model_start[t + 1]``
+    (``_kernels.neariso.group_events`` of the merges); ``df`` the blocks of each model
+    and ``binned`` each model's goodness of fit with every block at its own mean, scored
+    with ``score_sums`` (the path's sums, or centred ones for a Gaussian fit);
+    ``final_heads`` the first run of each block of the last model and ``tol`` the path's
+    scaled fusing tolerance.
     """
 
     path: NearIsotonicPath
@@ -219,15 +260,15 @@ class ScoredPath:
         n_before = int(self.model_start[first_model + 1])
         # a block starts at a run that no merge took in by then: the last model's blocks,
         # split where the later merges took their right blocks in
-        starts = np.sort(np.concatenate((self.final_heads, path.event_right[n_before:],
+        starts = np.sort(np.concatenate((self.final_heads, path.merge_right[n_before:],
                                          [path.scores.size])))
         bw, bs, bx, coef = blocks_at(path.weights, path.sums, self.score_sums, path.scores,
                                      starts, self.tol)
-        left = np.searchsorted(starts, path.event_left[n_before:])
-        right = np.searchsorted(starts, path.event_right[n_before:])
+        left = np.searchsorted(starts, path.merge_left[n_before:])
+        right = np.searchsorted(starts, path.merge_right[n_before:])
         models = np.arange(first_model + 1, self.model_lam.size)
         model = np.repeat(models, np.diff(self.model_start[first_model + 1:]))
-        return starts, bw, bs, bx, coef, left, right, path.event_coef[n_before:], model
+        return starts, bw, bs, bx, coef, left, right, path.merge_coef[n_before:], model
 
 
 def score_path_models(scored, criterion, *, gaussian=None, margin=75.0):

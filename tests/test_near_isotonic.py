@@ -4,9 +4,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numba import njit
 from sklearn.isotonic import IsotonicRegression
 
-from calibbook.near_isotonic import NearIsotonicRegression, near_isotonic_path
+from calibbook.near_isotonic import NearIsotonicPath, NearIsotonicRegression, near_isotonic_path
 
 from .test_enir_bbq import _old_group_events, _old_near_isotonic_path, _old_path_models
 
@@ -238,32 +239,61 @@ def test_bic_follows_a_non_monotone_truth():
 def assert_same_path(y, w):
     """The path of scored_path (segments, radix heap) against the single heap before issue 18
     (frozen in test_enir_bbq): the same lambdas and fits, models, blocks and binned fits."""
-    from calibbook._kernels.neariso import initial_coefficients, scored_path
+    from calibbook._kernels.neariso import scored_path
 
     sums = w * y
     binary = bool(np.all((y == 0) | (y == 1)))
     old = _old_near_isotonic_path(w, sums)
     new = scored_path(w, sums, np.empty(0), 1 if binary else 2)
-    np.testing.assert_allclose(np.sort(old[0]), new[0], rtol=1e-13, atol=0)
-    np.testing.assert_array_equal(old[4], initial_coefficients(w, new[4]))
+    path = NearIsotonicPath(np.arange(y.size, dtype=float), w, sums, *new[:5])
+    np.testing.assert_allclose(np.sort(old[0]), path.event_lam, rtol=1e-13, atol=0)
+    np.testing.assert_array_equal(old[4], path.initial_coef)
     event_model, model_lam = _old_group_events(old[0], 1e-12)
     np.testing.assert_allclose(new[6], model_lam, rtol=1e-13, atol=0)
-    starts = np.searchsorted(event_model, np.arange(model_lam.size + 1))
-    np.testing.assert_array_equal(new[5], starts)
+    np.testing.assert_allclose(path.breakpoints, model_lam, rtol=1e-13, atol=0)
+    starts = np.searchsorted(event_model, np.arange(model_lam.size + 1))  # of all merges
+    np.testing.assert_array_equal(path._n_fused + new[5][1:], starts[1:])
     blocks, binned, _ = _old_path_models(w, sums, *old[1:], event_model, model_lam,
                                          np.zeros(model_lam.size, np.bool_), not binary)
     np.testing.assert_array_equal(new[7], blocks)
     np.testing.assert_allclose(new[8], binned, rtol=1e-12, atol=1e-9)
-    path = near_isotonic_path(np.arange(y.size), y, w)  # the new path, through the API
-    for lam in np.concatenate([model_lam, 0.5 * (model_lam[1:] + model_lam[:-1]), [1e9]]):
+    api = near_isotonic_path(np.arange(y.size), y, w)  # the same path, through the API
+    lams = np.concatenate([model_lam, 0.5 * (model_lam[1:] + model_lam[:-1]), [1e9]])
+    if lams.size > 60:  # large paths: the first and last models and a sample between
+        lams = np.concatenate([lams[:20], lams[-20:], lams[:: lams.size // 20]])
+    for lam in lams:
         expected = _old_fit_at(w, sums, old, lam)
         np.testing.assert_allclose(path.fitted(lam), expected, rtol=0, atol=1e-12)
+        np.testing.assert_array_equal(api.fitted(lam), path.fitted(lam))
+        assert api.n_blocks(lam) == 1 + np.count_nonzero(np.diff(expected))
 
 
 def _old_fit_at(w, sums, events, lam):
-    from calibbook._kernels.neariso import fit_at
+    """The fit at lam by replaying the old path's events (all of them, fusings included)."""
+    return _replay(w, sums, *events, lam)
 
-    return fit_at(w, sums, *events, lam)
+
+@njit(cache=True)
+def _replay(w, sums, event_lam, event_left, event_right, event_coef, initial_coef, lam):
+    n = w.size
+    W, S, coef = w.copy(), sums.copy(), initial_coef.copy()
+    nxt = np.arange(1, n + 1)
+    nxt[n - 1] = -1
+    for k in range(event_lam.size):
+        if event_lam[k] > lam:
+            break
+        h, g = event_left[k], event_right[k]
+        W[h] += W[g]
+        S[h] += S[g]
+        nxt[h] = nxt[g]
+        coef[h] = event_coef[k]
+    out = np.empty(n)
+    h = 0
+    while h >= 0:
+        end = nxt[h] if nxt[h] >= 0 else n
+        out[h:end] = S[h] / W[h] - lam * coef[h]
+        h = nxt[h]
+    return out
 
 
 @settings(max_examples=300, deadline=None)

@@ -339,20 +339,22 @@ def scored_path(weights, sums, score_sums, score=0, tol=1e-12, rel_tol=1e-12):
 
     Returns
     -------
-    event_lam : float64 (E,)
-        Non-decreasing merge lambdas (0 for runs fused at the start).
-    event_left, event_right : int64 (E,)
+    merge_lam : float64 (E,)
+        Non-decreasing merge lambdas, after the fusing of neighbouring runs with equal
+        means at lam = 0, which is left implicit (see :func:`fused_events`).
+    merge_left, merge_right : int64 (E,)
         Head runs of the left and right blocks that merge; the merged block keeps
         the left head.
-    event_coef : float64 (E,)
+    merge_coef : float64 (E,)
         c of the merged block, constant over its life: its value at any lam until
         its next merge is S / W - lam * c.
     violations : int8 (R,)
         1 where run i > run i + 1 (beyond ``tol``), else 0: the violation flags of the
         runs, from which a block's c follows (see :func:`initial_coefficients`).
     model_start : int64 (T + 2,)
-        First event of each model, then E: model t is the fit after the events before
-        ``model_start[t + 1]`` (``group_events(event_lam, rel_tol)``, found on the way).
+        First merge of each model, then E: model t is the fit after the fusing and the
+        merges before ``model_start[t + 1]`` (``group_events(merge_lam, rel_tol)``,
+        found on the way).
     model_lam : float64 (T + 1,)
         The lambda of each model (of its last event; 0 for model 0).
     model_blocks : int64 (T + 1,)
@@ -383,17 +385,14 @@ def scored_path(weights, sums, score_sums, score=0, tol=1e-12, rel_tol=1e-12):
     tol = tol * (1.0 + scale)
 
     n_max = max(n - 1, 0)
-    event_lam = np.empty(n_max, np.float64)
-    event_left = np.empty(n_max, np.int64)
-    event_right = np.empty(n_max, np.int64)
-    event_coef = np.empty(n_max, np.float64)
     model_start = np.empty(n_max + 2, np.int64)
     model_lam = np.empty(n_max + 1, np.float64)  # (np.zeros would touch every page)
     model_blocks = np.empty(n_max + 1, np.int64)
     model_fit = np.empty(n_max + 1 if scoring else 0, np.float64)
 
     # blocks of neighbouring runs with equal means, fused at lam = 0 (indices j < m), and
-    # pool adjacent violators over them on the way, for the segments (see _segments)
+    # pool adjacent violators over them on the way, for the segments (see _segments).
+    # The fusing is not written out as merges: fused_events derives it from the runs.
     block_w = np.empty(n, np.float64)
     block_s = np.empty(n, np.float64)
     block_head = np.empty(n, np.int32)
@@ -405,11 +404,10 @@ def scored_path(weights, sums, score_sums, score=0, tol=1e-12, rel_tol=1e-12):
     pav_first = np.empty(n, np.int32)
     top = -1
     m = 0
-    n_events = 0
     # the block being built (its weight, sum, score sum, first run, violation flag) and
     # the violation flag of the block before it
     cur_w = cur_s = cur_ss = 0.0
-    cur_head = cur_viol = left_viol = 0
+    cur_head = cur_viol = 0
     prev_mean = 0.0
     mean_next = sums[0] / weights[0] if n > 0 else 0.0
     for i in range(n + 1):
@@ -426,19 +424,16 @@ def scored_path(weights, sums, score_sums, score=0, tol=1e-12, rel_tol=1e-12):
                     pav_s[top - 1] += pav_s[top]
                     top -= 1
                 m += 1
-                left_viol = cur_viol
             if i == n:
                 break
             cur_w, cur_s, cur_head = weights[i], sums[i], i
             if separate:
                 cur_ss = score_sums[i]
-            fused = False
         else:
             cur_w += weights[i]
             cur_s += sums[i]
             if separate:
                 cur_ss += score_sums[i]
-            fused = True
         mean = mean_next
         v = 0
         if i + 1 < n:
@@ -446,12 +441,6 @@ def scored_path(weights, sums, score_sums, score=0, tol=1e-12, rel_tol=1e-12):
             v = 1 if mean > mean_next + tol else 0
         run_viol[i] = v
         cur_viol = v
-        if fused:
-            event_lam[n_events] = 0.0
-            event_left[n_events] = cur_head
-            event_right[n_events] = i
-            event_coef[n_events] = 0.0 if v == left_viol else (v - left_viol) / cur_w
-            n_events += 1
         prev_mean = mean
 
     # independent segments, each with its own path in lam order, merged by lam at the end
@@ -498,6 +487,12 @@ def scored_path(weights, sums, score_sums, score=0, tol=1e-12, rel_tol=1e-12):
             h = rec_int[h, _NXT]
 
     # merge the segments' events by lam (a heap of segments keyed by their next merge)
+    n_merges = seg_events[n_segments]
+    event_lam = np.empty(n_merges, np.float64)
+    event_left = np.empty(n_merges, np.int64)
+    event_right = np.empty(n_merges, np.int64)
+    event_coef = np.empty(n_merges, np.float64)
+    n_events = 0
     heap_lam = np.empty(n_segments, np.float64)
     heap_seg = np.empty(n_segments, np.int64)
     size = 0
@@ -546,8 +541,7 @@ def scored_path(weights, sums, score_sums, score=0, tol=1e-12, rel_tol=1e-12):
         model_fit[model] = fit
     n_models = model + 1
     model_start[n_models] = n_events
-    return (event_lam[:n_events], event_left[:n_events], event_right[:n_events],
-            event_coef[:n_events], run_viol, model_start[:n_models + 1],
+    return (event_lam, event_left, event_right, event_coef, run_viol, model_start[:n_models + 1],
             model_lam[:n_models], model_blocks[:n_models],
             model_fit[:n_models] if scoring else model_fit, final_heads[:n_final], tol)
 
@@ -567,11 +561,11 @@ def initial_coefficients(weights, violations):
 
 @njit(cache=True)
 def near_isotonic_path(weights, sums, tol=1e-12):
-    """Merge events of the near-isotonic path over sorted runs (see :func:`scored_path`).
+    """Merges of the near-isotonic path over sorted runs (see :func:`scored_path`).
 
     Returns
     -------
-    event_lam, event_left, event_right, event_coef, violations
+    merge_lam, merge_left, merge_right, merge_coef, violations
         As :func:`scored_path` returns them.
     """
     out = scored_path(weights, sums, np.empty(0, np.float64), 0, tol, 1e-12)
@@ -579,22 +573,82 @@ def near_isotonic_path(weights, sums, tol=1e-12):
 
 
 @njit(cache=True)
-def fit_at(weights, sums, event_lam, event_left, event_right, event_coef, initial_coef, lam):
-    """Fitted value of every run at ``lam``: replay the merges with event_lam <= lam."""
+def _fuse_equal(weights, sums, violations, W, S, coef, nxt, left, right, fused_coef):
+    """Fuse neighbouring runs with exactly equal means, as :func:`scored_path` does first.
+
+    Fills each block's weight, sum and c at its first run (``W``, ``S``, ``coef``) and
+    the first run of the next block (``nxt``, -1 for the last), and records each fusing
+    in ``left``, ``right``, ``fused_coef`` (when they are not empty): the block's first
+    run, the run taken in, c of the block after it. Returns the number of fusings.
+    """
     n = weights.shape[0]
-    W = weights.copy()
-    S = sums.copy()
-    coef = initial_coef.copy()
-    nxt = np.arange(1, n + 1)
-    nxt[n - 1] = -1
-    for k in range(event_lam.shape[0]):
-        if event_lam[k] > lam:
+    record = left.shape[0] > 0
+    k = 0
+    prev_mean = np.nan
+    left_viol = 0  # the violation flag before the block
+    h = 0
+    for i in range(n):
+        mean = sums[i] / weights[i]
+        v = violations[i]
+        if mean == prev_mean:
+            W[h] += weights[i]
+            S[h] += sums[i]
+            c = 0.0 if v == left_viol else (v - left_viol) / W[h]
+            coef[h] = c
+            if record:
+                left[k], right[k], fused_coef[k] = h, i, c
+            k += 1
+        else:
+            if i > 0:
+                nxt[h] = i
+            left_viol = violations[i - 1] if i > 0 else 0
+            h = i
+            W[h], S[h] = weights[i], sums[i]
+            coef[h] = 0.0 if v == left_viol else (v - left_viol) / W[h]
+        prev_mean = mean
+    if n > 0:
+        nxt[h] = -1
+    return k
+
+
+@njit(cache=True)
+def fused_events(weights, sums, violations):
+    """The fusing of neighbouring runs with equal means at lam = 0, as merge events.
+
+    The path's merges start with these, in run order (:func:`scored_path` leaves them
+    implicit): lambda 0, the block's first run, the run taken in, c of the block after.
+    """
+    n = weights.shape[0]
+    W = np.empty(n, np.float64)
+    S = np.empty(n, np.float64)
+    coef = np.empty(n, np.float64)
+    nxt = np.empty(n, np.int64)
+    left = np.empty(max(n - 1, 1), np.int64)
+    right = np.empty(max(n - 1, 1), np.int64)
+    fused_coef = np.empty(max(n - 1, 1), np.float64)
+    k = _fuse_equal(weights, sums, violations, W, S, coef, nxt, left, right, fused_coef)
+    return np.zeros(k, np.float64), left[:k], right[:k], fused_coef[:k]
+
+
+@njit(cache=True)
+def fit_at(weights, sums, violations, merge_lam, merge_left, merge_right, merge_coef, lam):
+    """Fitted value of every run at ``lam``: fuse the runs with equal means, then replay
+    the merges with merge_lam <= lam."""
+    n = weights.shape[0]
+    W = np.empty(n, np.float64)
+    S = np.empty(n, np.float64)
+    coef = np.empty(n, np.float64)
+    nxt = np.empty(n, np.int64)
+    none = np.empty(0, np.int64)
+    _fuse_equal(weights, sums, violations, W, S, coef, nxt, none, none, np.empty(0))
+    for k in range(merge_lam.shape[0]):
+        if merge_lam[k] > lam:
             break
-        h, g = event_left[k], event_right[k]
+        h, g = merge_left[k], merge_right[k]
         W[h] += W[g]
         S[h] += S[g]
         nxt[h] = nxt[g]
-        coef[h] = event_coef[k]
+        coef[h] = merge_coef[k]
     out = np.empty(n, np.float64)
     h = 0
     while h >= 0:
