@@ -18,10 +18,12 @@ memory).
 How :func:`scored_path` keeps the constant small (issue 18):
 
 - neighbouring runs with equal means (most of them, with 0/1 labels) are fused in one
-  pass before any queue;
+  pass before any queue, and not written out: they follow from the runs
+  (:func:`fused_events`, :func:`fit_at`);
 - the path splits into independent segments, the blocks of the isotonic regression
   (see :func:`_segments`), each solved alone in a queue and records that fit in cache;
-  their merges are then interleaved by lambda;
+  their merges are then interleaved by lambda (each segment's written where its blocks
+  were, in memory already touched);
 - the queue is a radix heap (lambda only grows), and each block's fields sit in one
   64-byte record;
 - the models (the distinct lambdas) and each model's binned fit, the bound ENIR scores
