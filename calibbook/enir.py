@@ -14,7 +14,7 @@ from ._model_averaging import (
 )
 from ._params import Options
 from .base import BaseCalibrator
-from .near_isotonic import NearIsotonicPath, interpolate_runs, score_path_models
+from .near_isotonic import ScoredPath, score_path_models
 
 # information_criterion, relative_likelihoods and elbow_keep live in _model_averaging,
 # shared with BBQ; the API reference documents them here.
@@ -124,28 +124,50 @@ class ENIR(BaseCalibrator):
         check_pruning(self.prune, self.prune_alpha)
 
     def _fit(self, scores, y, sample_weight):
-        from ._kernels.neariso import group_events, model_average, near_isotonic_path
+        from ._kernels.neariso import model_average, piecewise_knots
 
         values, weights, positives = sorted_runs(scores, y, sample_weight)
-        events = near_isotonic_path(weights, positives)
-        event_model, lam = group_events(events[0], 1e-12)
+        scored = ScoredPath.fit(values, weights, positives)
         # models that cannot reach a relative likelihood of 1e-16 are left unscored (+inf)
-        df, scores_ic = score_path_models(
-            weights, positives, events, event_model, lam, self.criterion, margin=self._MARGIN
-        )
+        df, scores_ic, blocks = score_path_models(scored, self.criterion, margin=self._MARGIN)
         alpha = pruning_alpha(self.prune, self.prune_alpha, self._ELBOW_ALPHA)
         model_weight = relative_likelihoods(scores_ic, self.prune, alpha)
-        averaged = model_average(
-            weights, positives, weights * values, *events[1:], event_model, lam, model_weight
+        # every model before the first one scored has weight 0: average from its blocks on
+        starts, bw, bs, bx, coef, *events_after = blocks
+        block_values = np.clip(
+            model_average(bw, bs, bx, coef, *events_after, scored.model_lam, model_weight),
+            0.0, 1.0,
         )
-        self.run_values_ = np.clip(averaged, 0.0, 1.0)
+        self._block_values = (starts, block_values)  # run_values_, when asked
+        knots_x, knots_y, first = piecewise_knots(values, starts, block_values)
+        slopes = np.zeros_like(knots_y)
+        slopes[:-1] = np.diff(knots_y) / np.diff(knots_x)  # knots_x strictly increases
+        self._knots = (knots_x, knots_y, slopes, knots_x[first], knots_y[first])
         keep = model_weight > 0
-        self.path_ = NearIsotonicPath(values, weights, positives, *events)
-        self.model_lambdas_ = lam[keep]
+        self.path_ = scored.path
+        self.model_lambdas_ = scored.model_lam[keep]
         self.model_df_ = df[keep]
         self.model_scores_ = scores_ic[keep]
         self.model_weights_ = model_weight[keep]
         return self
 
+    @property
+    def run_values_(self):
+        """Averaged calibrated value at each distinct training score (ndarray (R,)).
+
+        Constant over each block of the first model that carries weight; expanded from
+        those blocks when asked.
+        """
+        starts, block_values = self._block_values
+        return np.repeat(block_values, np.diff(starts))
+
     def _predict(self, scores):
-        return interpolate_runs(self.path_.scores, self.run_values_, scores, self.interpolation)
+        """One bucketed lookup in the averaged map, stored once with a knot per end of each
+        stretch of equal values (the same map as interpolating every run's value)."""
+        from ._kernels.isotonic import step_values
+        from ._kernels.neariso import interpolate_knots
+
+        knots_x, knots_y, slopes, step_x, step_y = self._knots
+        if self.interpolation == "linear":
+            return interpolate_knots(knots_x, knots_y, slopes, scores)
+        return step_values(step_x, step_y, scores)

@@ -36,7 +36,7 @@ class NearIsotonicPath:
 
     Parameters
     ----------
-    scores, weights, sums, event_lam, event_left, event_right, event_coef, initial_coef : ndarray
+    scores, weights, sums, merge_lam, merge_left, merge_right, merge_coef, violations : ndarray
         The fields listed under Attributes, as computed by
         :func:`calibbook.near_isotonic_path` (not meant to be built by hand).
 
@@ -51,7 +51,15 @@ class NearIsotonicPath:
     event_left, event_right : ndarray (E,)
         First runs of the two blocks that merge.
     event_coef, initial_coef : ndarray
-        Slope data: a block's value is S / W - lam * c between its merges.
+        Slope data: a block's value is S / W - lam * c between its merges (c of the
+        merged block, and of each run on its own at lam = 0).
+    violations : ndarray of int8 (R,)
+        1 where a run's mean exceeds the next run's (beyond rounding), else 0; a
+        block's c is (its last run's flag - the flag before its first run) / W.
+    merge_lam, merge_left, merge_right, merge_coef : ndarray
+        The events after the first ones, which fuse neighbouring runs with equal means
+        at lam = 0 and follow from the runs: the events are stored as these and
+        ``event_*`` is assembled when asked.
 
     References
     ----------
@@ -71,19 +79,62 @@ class NearIsotonicPath:
     scores: np.ndarray
     weights: np.ndarray
     sums: np.ndarray
-    event_lam: np.ndarray
-    event_left: np.ndarray
-    event_right: np.ndarray
-    event_coef: np.ndarray
-    initial_coef: np.ndarray
+    merge_lam: np.ndarray
+    merge_left: np.ndarray
+    merge_right: np.ndarray
+    merge_coef: np.ndarray
+    violations: np.ndarray
+
+    @cached_property
+    def _events(self):
+        """All merge events: the fusing of equal neighbours, then the stored merges."""
+        from ._kernels.neariso import fused_events
+
+        fused = fused_events(self.weights, self.sums, self.violations)
+        stored = (self.merge_lam, self.merge_left, self.merge_right, self.merge_coef)
+        return tuple(np.concatenate((a, b)) for a, b in zip(fused, stored))
+
+    @property
+    def event_lam(self):
+        """Lambda of each merge (ndarray (E,)), non-decreasing."""
+        return self._events[0]
+
+    @property
+    def event_left(self):
+        """First run of the left block of each merge (ndarray (E,))."""
+        return self._events[1]
+
+    @property
+    def event_right(self):
+        """First run of the right block of each merge (ndarray (E,))."""
+        return self._events[2]
+
+    @property
+    def event_coef(self):
+        """c of the merged block of each merge (ndarray (E,))."""
+        return self._events[3]
+
+    @cached_property
+    def initial_coef(self):
+        """c of each run as a block of its own at lam = 0 (an ndarray), from the flags."""
+        from ._kernels.neariso import initial_coefficients
+
+        return initial_coefficients(self.weights, self.violations)
+
+    @cached_property
+    def _n_fused(self):
+        """Number of runs fused into their left neighbour at the start (equal means)."""
+        means = self.sums / self.weights
+        return int(np.count_nonzero(means[1:] == means[:-1]))
 
     @cached_property
     def _grouped_lam(self):
-        """Each event's lambda with merges within rounding of each other (1e-12 relative)
-        made one breakpoint, and the distinct breakpoints, starting with 0."""
+        """Each stored merge's lambda with merges within rounding of each other (1e-12
+        relative) made one breakpoint, and the distinct breakpoints, starting with 0
+        (the fusing at the start is at 0, in the first)."""
         from ._kernels.neariso import group_events
 
-        event_model, model_lam = group_events(self.event_lam, 1e-12)
+        event_model, model_lam = group_events(self.merge_lam, 1e-12)
         return model_lam[event_model], model_lam
 
     @property
@@ -116,9 +167,8 @@ class NearIsotonicPath:
         from ._kernels.neariso import fit_at
 
         lam = float(check_parameter(lam, "lam", [Interval(Real, 0.0, None)]))
-        return fit_at(self.weights, self.sums, self._grouped_lam[0], self.event_left,
-                      self.event_right,
-                      self.event_coef, self.initial_coef, lam)
+        return fit_at(self.weights, self.sums, self.violations, self._grouped_lam[0],
+                      self.merge_left, self.merge_right, self.merge_coef, lam)
 
     def n_blocks(self, lam):
         """Number of blocks (runs of equal adjacent fitted values) at ``lam``.
@@ -131,7 +181,8 @@ class NearIsotonicPath:
         -------
         int
         """
-        return int(self.scores.size - np.count_nonzero(self._grouped_lam[0] <= lam))
+        merged = self._n_fused + np.count_nonzero(self._grouped_lam[0] <= lam)
+        return int(self.scores.size - merged)
 
 
 def _runs_for_regression(scores, y, sample_weight):
@@ -159,23 +210,84 @@ def _path(s, target, w):
     return NearIsotonicPath(values, weights, sums, *path_kernel(weights, sums))
 
 
-def score_path_models(weights, sums, events, event_model, model_lam, criterion, *,
-                      gaussian=None, margin=75.0):
+@dataclass(frozen=True)
+class ScoredPath:
+    """A near-isotonic path with its models grouped and their binned fits (internal).
+
+    ``path`` is the :class:`NearIsotonicPath`; model t (lambda ``model_lam[t]``) is the
+    fit after the fusing at the start and the stored merges before ``model_start[t + 1]``
+    (``_kernels.neariso.group_events`` of the merges); ``df`` the blocks of each model
+    and ``binned`` each model's goodness of fit with every block at its own mean, scored
+    with ``score_sums`` (the path's sums, or centred ones for a Gaussian fit);
+    ``final_heads`` the first run of each block of the last model and ``tol`` the path's
+    scaled fusing tolerance.
+    """
+
+    path: NearIsotonicPath
+    score_sums: np.ndarray
+    model_start: np.ndarray
+    model_lam: np.ndarray
+    df: np.ndarray
+    binned: np.ndarray
+    final_heads: np.ndarray
+    tol: float
+
+    @classmethod
+    def fit(cls, values, weights, sums, score_sums=None, score="bernoulli"):
+        """The path of sorted runs, with its models' binnings scored in the same sweep.
+
+        ``score``: "bernoulli", "gaussian" (on ``score_sums``) or None (no scores).
+        """
+        from ._kernels.neariso import scored_path
+
+        mode = {None: 0, "bernoulli": 1, "gaussian": 2}[score]
+        separate = np.empty(0) if score_sums is None else score_sums
+        out = scored_path(weights, sums, separate, mode)
+        path = NearIsotonicPath(values, weights, sums, *out[:5])
+        return cls(path, sums if score_sums is None else score_sums, *out[5:])
+
+    def events_after(self, first_model):
+        """The blocks of model ``first_model`` and the merges after it, over block indices.
+
+        Returns (starts, block weights, block score sums, block sums of weight * score,
+        block coefficients, left, right, coef, model) with left/right the block indices
+        (a merged block keeps the index of its left part) and model the model of each
+        later merge.
+        """
+        from ._kernels.neariso import blocks_at
+
+        path = self.path
+        n_before = int(self.model_start[first_model + 1])
+        # a block starts at a run that no merge took in by then: the last model's blocks,
+        # split where the later merges took their right blocks in
+        starts = np.sort(np.concatenate((self.final_heads, path.merge_right[n_before:],
+                                         [path.scores.size])))
+        bw, bs, bx, coef = blocks_at(path.weights, path.sums, self.score_sums, path.scores,
+                                     starts, self.tol)
+        left = np.searchsorted(starts, path.merge_left[n_before:])
+        right = np.searchsorted(starts, path.merge_right[n_before:])
+        models = np.arange(first_model + 1, self.model_lam.size)
+        model = np.repeat(models, np.diff(self.model_start[first_model + 1:]))
+        return starts, bw, bs, bx, coef, left, right, path.merge_coef[n_before:], model
+
+
+def score_path_models(scored, criterion, *, gaussian=None, margin=75.0):
     """Information criterion of the models of a near-isotonic path that can matter.
 
-    Model t is the fit at the t-th breakpoint ``model_lam[t]`` (see
+    Model t is the fit at the t-th breakpoint ``scored.model_lam[t]`` (see
     ``_kernels.neariso.group_events``), with df = its number of blocks. Its
     log-likelihood is Bernoulli (responses in [0, 1], as ENIR) or, with
     ``gaussian=(ss, variance)``, Gaussian with that variance:
-    -RSS / (2 variance) - n/2 log(2 pi variance). Then ``sums`` must be the sums of
-    the centred responses and ``ss`` their weighted sum of squares.
+    -RSS / (2 variance) - n/2 log(2 pi variance). Then ``scored.score_sums`` must be
+    the sums of the centred responses and ``ss`` their weighted sum of squares.
 
     Scoring all T models exactly would re-score every moving block at every
     breakpoint. Instead: the binned fit (each block at its own mean) bounds each
     model's log-likelihood from above, so it bounds the criterion from below, for all
-    models in O(E). Models whose bound is more than ``margin`` above an exactly
-    scored model cannot reach a relative likelihood of exp(-margin / 2) and get +inf;
-    only the rest are scored exactly. The lam = 0 model reproduces the (pooled)
+    models in O(E), on the path's own sweep. Models whose bound is more than ``margin``
+    above an exactly scored model cannot reach a relative likelihood of
+    exp(-margin / 2) and get +inf; only the rest are scored exactly, in one replay of
+    the merges from the first of them on. The lam = 0 model reproduces the (pooled)
     responses and gets +inf too, unless it is the only model. So does a model with a
     log-likelihood of -inf (a fitted 0 or 1 meeting a label it rules out).
 
@@ -183,14 +295,14 @@ def score_path_models(weights, sums, events, event_model, model_lam, criterion, 
     -------
     df : int ndarray (T + 1,)
     criterion : float ndarray (T + 1,), smaller is better.
+    blocks : tuple
+        ``scored.events_after(t)`` for the first model t scored exactly (every model
+        before it gets +inf, hence weight 0 in an average).
     """
-    from ._kernels.neariso import path_models
+    from ._kernels.neariso import exact_fits
 
-    n_models, n = model_lam.size, weights.sum()
-
-    def run(evaluate):
-        return path_models(weights, sums, *events[1:], event_model, model_lam, evaluate,
-                           gaussian is not None)
+    df, n_models = scored.df, scored.model_lam.size
+    n = scored.path.weights.sum()
 
     def score(fit, df):
         if gaussian is not None:  # fit is ss - RSS
@@ -199,20 +311,30 @@ def score_path_models(weights, sums, events, event_model, model_lam, criterion, 
             fit = -0.5 * rss / variance - 0.5 * n * np.log(2.0 * np.pi * variance)
         return information_criterion(fit, df, n, criterion)
 
-    df, binned, _ = run(np.zeros(n_models, np.bool_))
-    bound = score(binned, df)
+    def exact(evaluate):
+        first = int(np.argmax(evaluate))
+        blocks = scored.events_after(first)
+        _, bw, bs, _, coef, left, right, coef_after, model_after = blocks
+        fitted = exact_fits(bw, bs, coef, left, right, coef_after, model_after, first,
+                            scored.model_lam, scored.binned, evaluate, gaussian is not None)
+        return fitted, blocks
+
+    bound = score(scored.binned, df)
     if n_models > 1:  # the lam = 0 model reproduces the data: leave it out
         bound[0] = np.inf
-    first = np.zeros(n_models, np.bool_)
-    first[np.argmin(bound)] = True
-    _, _, fitted = run(first)
-    best = score(fitted[first], df[first])[0]
+    best_bound = np.argmin(bound)
+    # score every model that can be a candidate unless the best one falls more than
+    # `margin` below its bound; in that rare case, a second replay scores the rest
+    evaluate = bound <= bound[best_bound] + 2.0 * margin
+    fitted, blocks = exact(evaluate)
+    best = score(fitted[best_bound], df[best_bound])
     candidates = bound <= best + margin
-    _, _, fitted = run(candidates)
+    if np.any(candidates & ~evaluate):
+        fitted, blocks = exact(candidates)
     out = np.full(n_models, np.inf)
     out[candidates] = score(fitted[candidates], df[candidates])
     out[np.isnan(out)] = np.inf  # -inf log-likelihood
-    return df, out
+    return df, out, blocks
 
 
 def near_isotonic_path(scores, y, sample_weight=None):
@@ -220,7 +342,8 @@ def near_isotonic_path(scores, y, sample_weight=None):
 
     Tied scores are pooled first (their weighted mean response, with their total
     weight), so aggregated rows give the same path as raw rows. The path is found
-    with a heap of merge times in O(R log R) for R distinct scores. For a penalty
+    with a heap of merge times in O(R log R) for R distinct scores, block by block of
+    the isotonic fit (no merge crosses from one to the next). For a penalty
     lam >= 0 the fit minimises, over runs r with weights w_r and mean responses y_r,
     1/2 sum_r w_r (p_r - y_r)^2 + lam sum_r (p_r - p_{r+1})_+ ;
     :doc:`/book/05_near_isotonic_enir_bbq` derives the path algorithm.
@@ -393,33 +516,33 @@ class NearIsotonicRegression(RegressorMixin, BaseEstimator):
         """
         validate_parameters(self)
         s, target, w = _checked(scores, y, sample_weight)
-        self.path_ = _path(s, target, w)
-        self.lam_ = self._bic_lam(s, target, w) if self.lam == "bic" else float(self.lam)
+        if self.lam == "bic":
+            self.path_, self.lam_ = self._bic_path(s, target, w)
+        else:
+            self.path_, self.lam_ = _path(s, target, w), float(self.lam)
         self.fitted_values_ = self.path_.fitted(self.lam_)
         return self
 
-    def _bic_lam(self, scores, y, sample_weight):
-        """The breakpoint of the path whose model has the smallest BIC."""
-        from ._kernels.neariso import group_events
-
-        path = self.path_
-        events = (path.event_lam, path.event_left, path.event_right, path.event_coef,
-                  path.initial_coef)
-        event_model, model_lam = group_events(path.event_lam, 1e-12)
-        sums, gaussian = path.sums, None
-        if not np.all((y == 0.0) | (y == 1.0)):
+    def _bic_path(self, scores, y, sample_weight):
+        """The path, and the breakpoint whose model has the smallest BIC."""
+        values, weights, sums = _runs_for_regression(scores, y, sample_weight)
+        if np.all((y == 0.0) | (y == 1.0)):
+            scored = ScoredPath.fit(values, weights, sums)
+            gaussian = None
+        else:
             variance = difference_variance(scores, y, sample_weight)
             if not variance > 0:  # y constant: every model is the same
-                return float(model_lam[-1])
+                path = ScoredPath.fit(values, weights, sums, score=None).path
+                return path, float(path.breakpoints[-1])
             w = np.ones_like(y) if sample_weight is None else sample_weight
-            mean = np.sum(w * y) / path.weights.sum()
-            sums = sums - path.weights * mean  # centred: the squared errors lose less to rounding
+            mean = np.sum(w * y) / weights.sum()
+            centred = sums - weights * mean  # the squared errors lose less to rounding
+            scored = ScoredPath.fit(values, weights, sums, centred, score="gaussian")
             gaussian = (float(np.sum(w * (y - mean) ** 2)), variance)
-        _, ic = score_path_models(path.weights, sums, events, event_model, model_lam, "bic",
-                                  gaussian=gaussian)
+        _, ic, _ = score_path_models(scored, "bic", gaussian=gaussian)
         if not (ic < np.inf).any():  # no model with a finite criterion: the isotonic end
-            return float(model_lam[-1])
-        return float(model_lam[np.argmin(ic)])
+            return scored.path, float(scored.model_lam[-1])
+        return scored.path, float(scored.model_lam[np.argmin(ic)])
 
     def predict(self, scores):
         """Fitted values at new scores.

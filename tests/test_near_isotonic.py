@@ -4,9 +4,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numba import njit
 from sklearn.isotonic import IsotonicRegression
 
-from calibbook.near_isotonic import NearIsotonicRegression, near_isotonic_path
+from calibbook.near_isotonic import NearIsotonicPath, NearIsotonicRegression, near_isotonic_path
+
+from .test_enir_bbq import _old_group_events, _old_near_isotonic_path, _old_path_models
 
 cp = pytest.importorskip("cvxpy")
 
@@ -230,3 +233,125 @@ def test_bic_follows_a_non_monotone_truth():
     nir = np.abs(NearIsotonicRegression().fit(s, y).predict(grid) - true_grid).mean()
     iso = np.abs(IsotonicRegression().fit(s, y).predict(grid) - true_grid).mean()
     assert nir < 0.06 < iso
+
+
+# ------------------------------------------------------ issue 18: the fast path agrees with the old
+def assert_same_path(y, w):
+    """The path of scored_path (segments, radix heap) against the single heap before issue 18
+    (frozen in test_enir_bbq): the same lambdas and fits, models, blocks and binned fits."""
+    from calibbook._kernels.neariso import scored_path
+
+    sums = w * y
+    binary = bool(np.all((y == 0) | (y == 1)))
+    old = _old_near_isotonic_path(w, sums)
+    new = scored_path(w, sums, np.empty(0), 1 if binary else 2)
+    path = NearIsotonicPath(np.arange(y.size, dtype=float), w, sums, *new[:5])
+    np.testing.assert_allclose(np.sort(old[0]), path.event_lam, rtol=1e-13, atol=0)
+    np.testing.assert_array_equal(old[4], path.initial_coef)
+    event_model, model_lam = _old_group_events(old[0], 1e-12)
+    np.testing.assert_allclose(new[6], model_lam, rtol=1e-13, atol=0)
+    np.testing.assert_allclose(path.breakpoints, model_lam, rtol=1e-13, atol=0)
+    starts = np.searchsorted(event_model, np.arange(model_lam.size + 1))  # of all merges
+    np.testing.assert_array_equal(path._n_fused + new[5][1:], starts[1:])
+    blocks, binned, _ = _old_path_models(w, sums, *old[1:], event_model, model_lam,
+                                         np.zeros(model_lam.size, np.bool_), not binary)
+    np.testing.assert_array_equal(new[7], blocks)
+    np.testing.assert_allclose(new[8], binned, rtol=1e-12, atol=1e-9)
+    api = near_isotonic_path(np.arange(y.size), y, w)  # the same path, through the API
+    lams = np.concatenate([model_lam, 0.5 * (model_lam[1:] + model_lam[:-1]), [1e9]])
+    if lams.size > 60:  # large paths: the first and last models and a sample between
+        lams = np.concatenate([lams[:20], lams[-20:], lams[:: lams.size // 20]])
+    for lam in lams:
+        expected = _old_fit_at(w, sums, old, lam)
+        np.testing.assert_allclose(path.fitted(lam), expected, rtol=0, atol=1e-12)
+        np.testing.assert_array_equal(api.fitted(lam), path.fitted(lam))
+        assert api.n_blocks(lam) == 1 + np.count_nonzero(np.diff(expected))
+
+
+def _old_fit_at(w, sums, events, lam):
+    """The fit at lam by replaying the old path's events (all of them, fusings included)."""
+    return _replay(w, sums, *events, lam)
+
+
+@njit(cache=True)
+def _replay(w, sums, event_lam, event_left, event_right, event_coef, initial_coef, lam):
+    n = w.size
+    W, S, coef = w.copy(), sums.copy(), initial_coef.copy()
+    nxt = np.arange(1, n + 1)
+    nxt[n - 1] = -1
+    for k in range(event_lam.size):
+        if event_lam[k] > lam:
+            break
+        h, g = event_left[k], event_right[k]
+        W[h] += W[g]
+        S[h] += S[g]
+        nxt[h] = nxt[g]
+        coef[h] = event_coef[k]
+    out = np.empty(n)
+    h = 0
+    while h >= 0:
+        end = nxt[h] if nxt[h] >= 0 else n
+        out[h:end] = S[h] / W[h] - lam * coef[h]
+        h = nxt[h]
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from([0.0, 1.0, 0.5, 0.25]), st.integers(1, 3)), min_size=1,
+             max_size=60),
+    st.booleans(),
+)
+def test_path_agrees_with_the_path_before_issue_18(rows, real):
+    y = np.array([r[0] for r in rows])
+    w = np.array([r[1] for r in rows], dtype=float)
+    if real:  # real responses, weights over six orders of magnitude: lambdas of every size
+        rng = np.random.default_rng(len(rows))
+        y = rng.normal(size=y.size) * 10.0 ** rng.integers(-3, 3, size=y.size)
+        w = w * 10.0 ** rng.integers(-3, 3, size=y.size)
+    assert_same_path(y, w)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_path_agrees_with_the_path_before_issue_18_at_scale(seed):
+    rng = np.random.default_rng(seed)
+    n = 20_000
+    s = rng.uniform(size=n)
+    truth = [s, 0.5 + 0.4 * np.sin(3 * np.pi * s), np.full(n, 0.5), 1 - s][seed % 4]
+    y = (rng.uniform(size=n) < truth).astype(float)
+    w = rng.integers(1, 5, size=n).astype(float) if seed % 2 else np.ones(n)
+    assert_same_path(y, w)
+
+
+def test_segments_split_at_the_isotonic_blocks_only():
+    # the path is solved per block of the isotonic fit; blocks whose means are closer than
+    # 1e-9 stay in one segment, and no merge crosses a segment boundary
+    from calibbook._kernels.isotonic import pav_runs
+    from calibbook._kernels.neariso import scored_path
+
+    rng = np.random.default_rng(5)
+    y = (rng.uniform(size=3000) < np.linspace(0.1, 0.9, 3000)).astype(float)
+    w = np.ones_like(y)
+    ends, _, _ = pav_runs(w, y)
+    out = scored_path(w, y, np.empty(0), 1)
+    np.testing.assert_array_equal(np.sort(out[9]), np.concatenate(([0], ends[:-1])))
+    # a merge never takes in a run that starts an isotonic block
+    assert not np.isin(out[2], ends[:-1]).any()
+    assert_same_path(y, w)
+    # two isotonic blocks with means 1e-12 apart: one segment, still the same path
+    y2 = np.array([0.0, 1.0, 0.5, 0.5 + 1e-12, 0.2, 1.0])
+    assert_same_path(y2, np.ones_like(y2))
+
+
+def test_radix_heap_bucket_of_a_key():
+    from calibbook._kernels.neariso import _bucket
+
+    keys = np.array([0.0, 1e-300, 0.5, 0.5 + 2 ** -53, 1.0, 3.0, 1e300, np.inf])
+    bits = keys.view(np.int64)
+    for a in bits:
+        for b in bits:
+            if a == b:
+                assert _bucket(a, b) == 0
+            else:  # 1 + the highest bit in which the patterns differ
+                assert _bucket(a, b) == int(a ^ b).bit_length()
+
