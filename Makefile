@@ -9,6 +9,7 @@
 #   make lowest     the unit tests against the lowest versions pyproject.toml allows (.venv-lowest)
 #   make bench      every benchmark in one table (benchmarks/run_all.py), then refresh
 #                   data/speed_scaling.csv and re-execute chapter 8 and the decision guide
+#   make bench-netcal  calibbook's ENIR and BBQ against netcal's (in .venv-netcal, with torch)
 #   make lock       re-resolve constraints.txt for every supported CPython (needs network)
 #   make clean      remove _build;  make distclean  also remove .venv and .venv-lowest
 #
@@ -41,7 +42,7 @@ NOTEBOOKS = $(shell find book -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*
 OTHER_CORETYPE ?= Haswell
 OTHER_ARITHMETIC = NPY_DISABLE_CPU_FEATURES="$(NPY_OPTIONAL_FEATURES)" OPENBLAS_CORETYPE=$(OTHER_CORETYPE)
 NPY_OPTIONAL_FEATURES = $(shell $(VPY) -c "from numpy._core import _multiarray_umath as m; print(' '.join(f for f in m.__cpu_dispatch__ if m.__cpu_features__.get(f)))")
-.PHONY: env book test nbval nbval-other-arithmetic lowest lock bench clean distclean
+.PHONY: env book test nbval nbval-other-arithmetic lowest lock bench bench-netcal clean distclean
 
 env:
 	@bash scripts/make_venv.sh "$(PYTHON)" "$(VENV)" $(PYTHON_CHOSEN) $(BOOK_PYTHON_MIN) $(BOOK_PYTHON_MAX)
@@ -112,6 +113,15 @@ bench: env
 	OPENBLAS_NUM_THREADS=1 $(VPY) benchmarks/bench_scaling.py --csv data/speed_scaling.csv
 	cd book && CALIBBOOK_CACHE=$(CURDIR)/_build/bench-cache MPLBACKEND=$(NBVAL_MPLBACKEND) \
 		$(CURDIR)/$(VENV)/bin/jupyter execute --inplace 08_comparison.ipynb which_calibrator.ipynb
+
+# netcal (which needs torch, 3 GB with the CUDA libraries PyPI's wheel pulls) in its own venv,
+# timed against calibbook's ENIR and BBQ; the main environment never imports it.
+NETCAL_VENV ?= .venv-netcal
+bench-netcal:
+	test -x $(NETCAL_VENV)/bin/python || $(PYTHON) -m venv $(NETCAL_VENV)
+	$(NETCAL_VENV)/bin/python -m pip install --quiet "netcal==1.4.0" -e .
+	OPENBLAS_NUM_THREADS=1 $(NETCAL_VENV)/bin/python benchmarks/run_all.py --only bench_netcal \
+		--csv _build/bench-netcal.csv
 
 clean:
 	rm -rf _build book/api/generated
