@@ -115,13 +115,16 @@ bench: env
 		$(CURDIR)/$(VENV)/bin/jupyter execute --inplace 08_comparison.ipynb which_calibrator.ipynb
 
 # netcal (which needs torch, 3 GB with the CUDA libraries PyPI's wheel pulls) in its own venv,
-# timed against calibbook's ENIR and BBQ; the main environment never imports it.
+# timed against calibbook's ENIR and BBQ (data/speed_netcal.csv, which chapter 8 plots beside
+# data/speed_scaling.csv); the main environment never imports it.
 NETCAL_VENV ?= .venv-netcal
 bench-netcal:
 	test -x $(NETCAL_VENV)/bin/python || $(PYTHON) -m venv $(NETCAL_VENV)
 	$(NETCAL_VENV)/bin/python -m pip install --quiet "netcal==1.4.0" -e .
 	OPENBLAS_NUM_THREADS=1 $(NETCAL_VENV)/bin/python benchmarks/run_all.py --only bench_netcal \
 		--csv _build/bench-netcal.csv
+	OPENBLAS_NUM_THREADS=1 $(NETCAL_VENV)/bin/python benchmarks/bench_scaling.py --sizes 1e3 1e4 1e5 \
+		--budget 5 --methods ENIR BBQ "netcal ENIR" "netcal BBQ" --csv data/speed_netcal.csv
 
 clean:
 	rm -rf _build book/api/generated

@@ -50,6 +50,16 @@ def methods():
     return out
 
 
+def versions(makers):
+    """calibbook's, NumPy's and scikit-learn's versions, and netcal's and torch's if timed."""
+    from importlib.metadata import version
+
+    names = ["calibbook", "numpy", "scikit-learn"]
+    if any(m.startswith("netcal") for m in makers):
+        names += ["netcal", "torch"]
+    return ", ".join(f"{name} {version(name)}" for name in names)
+
+
 def _ours(cal):
     from sklearn.base import clone
 
@@ -150,6 +160,7 @@ def main():
         frame["machine"] = (
             f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
         )
+        frame["versions"] = versions(makers)
         frame.to_csv(args.csv, index=False, float_format="%.6g")
         print("wrote", args.csv)
 
