@@ -18,7 +18,14 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from ._binned_estimators import debiased_calibration_error, ece_sweep
 from ._binning import STRATEGIES, assign_bins, bin_edges, bin_statistics
+from ._calibration_tests import (
+    calibration_intercept_slope,
+    hosmer_lemeshow_test,
+    spiegelhalter_test,
+)
+from ._consistency_bands import consistency_bands
 from ._params import Interval, Real, check_parameter
 from ._validation import check_n_bins, check_option, check_probability_input
 
@@ -28,6 +35,12 @@ __all__ = [
     "reliability_curve",
     "brier_decomposition",
     "calibration_report",
+    "debiased_calibration_error",
+    "ece_sweep",
+    "calibration_intercept_slope",
+    "spiegelhalter_test",
+    "hosmer_lemeshow_test",
+    "consistency_bands",
 ]
 
 

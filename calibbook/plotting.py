@@ -8,6 +8,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from ._consistency_bands import _check_band_parameters
+from ._consistency_bands import consistency_bands as _consistency_bands
+from ._params import check_parameter
 from .experiments.statistics import nemenyi_critical_difference
 from .metrics import reliability_curve
 
@@ -183,6 +186,10 @@ def reliability_diagram(
     show_histogram=True,
     histogram_height=0.25,
     color=None,
+    consistency_bands=False,
+    band_level=0.9,
+    n_resamples=1000,
+    random_state=None,
     **line_kwargs,
 ):
     """Reliability diagram: observed frequency against mean prediction, per bin.
@@ -215,6 +222,21 @@ def reliability_diagram(
     color : color, optional
         Colour for a single model. By default, and for mappings, the next colours of the
         Axes' property cycle, which each model advances as a plotted line does.
+    consistency_bands : bool, default=False
+        Draw each bin's consistency band: the range of observed frequencies that a
+        perfectly calibrated forecaster making the same predictions would show
+        (:func:`calibbook.consistency_bands` computes it for these bins). Each band
+        is a wide translucent bar in the model's colour at the bin's mean prediction,
+        labelled "90% consistency band" in the legend (followed by the model's label,
+        if it has one). A point outside its bar departs from
+        calibration more than chance explains.
+    band_level : float, default=0.9
+        Level of the consistency bands, in (0, 1).
+    n_resamples : int, default=1000
+        Redrawn label sets behind each band.
+    random_state : None, int or numpy.random.Generator, default=None
+        Seed or generator of the bands' redraws; the models of a mapping draw in turn
+        from one generator.
     **line_kwargs
         Passed to :meth:`matplotlib.axes.Axes.errorbar` for the curve.
 
@@ -228,14 +250,16 @@ def reliability_diagram(
     ------
     ValueError
         If the labels or probabilities are invalid (as in
-        :func:`calibbook.reliability_curve`).
+        :func:`calibbook.reliability_curve`), or ``band_level`` is not in (0, 1),
+        ``n_resamples`` is not a positive integer or ``random_state`` is invalid.
 
     References
     ----------
     DeGroot & Fienberg, "The comparison and evaluation of forecasters", The
     Statistician 32 (1983); Niculescu-Mizil & Caruana, "Predicting good
     probabilities with supervised learning", ICML 2005; Wilson (1927) for the
-    intervals.
+    intervals; Bröcker & Smith, "Increasing the reliability of reliability
+    diagrams", Weather and Forecasting 22 (2007) for the consistency bands.
 
     Examples
     --------
@@ -248,9 +272,21 @@ def reliability_diagram(
     >>> ax.get_xlabel()
     'mean predicted probability'
     >>> plt.close(fig)
+
+    With the consistency bands of a calibrated forecaster making the same predictions:
+
+    >>> fig, ax = plt.subplots()
+    >>> ax = reliability_diagram(y, scores, ax=ax, consistency_bands=True, random_state=0)
+    >>> [t.get_text() for t in ax.get_legend().get_texts()]
+    ['perfect calibration', '90% consistency band']
+    >>> plt.close(fig)
     """
     import matplotlib.pyplot as plt
 
+    check_parameter(consistency_bands, "consistency_bands", ["boolean"])
+    band_level, n_resamples, random_state = _check_band_parameters(
+        band_level, n_resamples, random_state, level_name="band_level"
+    )
     if ax is None:
         ax = plt.gca()
     if isinstance(y_prob, Mapping):
@@ -258,7 +294,9 @@ def reliability_diagram(
             reliability_diagram(
                 y_true, p, ax=ax, n_bins=n_bins, strategy=strategy, sample_weight=sample_weight,
                 label=name, confidence=confidence, show_histogram=show_histogram,
-                histogram_height=histogram_height, **line_kwargs,
+                histogram_height=histogram_height, consistency_bands=consistency_bands,
+                band_level=band_level, n_resamples=n_resamples, random_state=random_state,
+                **line_kwargs,
             )
         return ax
 
@@ -280,6 +318,21 @@ def reliability_diagram(
     )
     color = bars.lines[0].get_color()  # the histogram wears the curve's colour
 
+    if consistency_bands:
+        bands = _consistency_bands(
+            y_prob, n_bins=n_bins, strategy=strategy, level=band_level,
+            n_resamples=n_resamples, sample_weight=sample_weight, random_state=random_state,
+        )
+        band_label = f"{100 * band_level:.10g}% consistency band"
+        if label is not None:  # overlaid models each have their own bands
+            band_label += f" ({label})"
+        # B&S's consistency bars: one wide translucent bar per bin, behind the curve
+        ax.vlines(
+            bands.mean_predicted, bands.lower, bands.upper, colors=color, alpha=0.3,
+            linewidths=7, zorder=bars.lines[0].get_zorder() - 0.5,
+            gid="calibbook-consistency-band", label=band_label,
+        )
+
     if show_histogram:
         hax = _histogram_axes(ax, histogram_height)
         p = np.asarray(y_prob, dtype=float).ravel()
@@ -299,7 +352,7 @@ def reliability_diagram(
     ax.set_ylim(0, 1)
     ax.set_xlabel("mean predicted probability")
     ax.set_ylabel("observed frequency of positives")
-    if label is not None:
+    if label is not None or consistency_bands:
         ax.legend(loc="upper left", fontsize=8)
     return ax
 

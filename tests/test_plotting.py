@@ -125,3 +125,79 @@ def test_colours_advance_the_axes_cycle_as_plot_does(data, styled):
         # one cycle step per model, no more: a line drawn next takes the next colour
         assert to_hex(ax.plot([0, 1], [0, 1])[0].get_color()) == plain[4]
         plt.close(fig)
+
+
+# ---------------------------------------------------------------- consistency bands
+def _bands_drawn(ax):
+    return [c for c in ax.collections if c.get_gid() == "calibbook-consistency-band"]
+
+
+@pytest.mark.parametrize("strategy, weighted", [("uniform", False), ("quantile", True)])
+def test_consistency_bands_are_drawn_with_their_values(data, strategy, weighted):
+    from calibbook._consistency_bands import consistency_bands
+
+    y, p = data
+    w = np.random.default_rng(1).integers(1, 4, p.size).astype(float) if weighted else None
+    fig, ax = plt.subplots()
+    reliability_diagram(y, p, ax=ax, label="model", strategy=strategy, sample_weight=w,
+                        consistency_bands=True, n_resamples=300, random_state=3)
+    (band,) = _bands_drawn(ax)
+    expected = consistency_bands(p, strategy=strategy, sample_weight=w, n_resamples=300,
+                                 random_state=3)
+    segments = np.array(band.get_segments())  # one vertical segment per bin
+    np.testing.assert_array_equal(segments[:, 0, 0], expected.mean_predicted)
+    np.testing.assert_array_equal(segments[:, 1, 0], expected.mean_predicted)
+    np.testing.assert_array_equal(segments[:, 0, 1], expected.lower)
+    np.testing.assert_array_equal(segments[:, 1, 1], expected.upper)
+    # the bars stand at the curve's points, in the curve's colour
+    curve = [c for c in ax.containers if c.get_label() == "model"][0].lines[0]
+    np.testing.assert_allclose(curve.get_xdata(), expected.mean_predicted)
+    assert to_hex(band.get_colors()[0]) == to_hex(curve.get_color())
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "90% consistency band (model)" in labels
+    plt.close(fig)
+
+
+def test_consistency_bands_legend_level_and_overlays(data):
+    y, p = data
+    fig, (ax, ax2) = plt.subplots(1, 2)
+    reliability_diagram(y, p, ax=ax, consistency_bands=True, band_level=0.975, random_state=0)
+    # no label: the legend still names the band
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        "perfect calibration", "97.5% consistency band"
+    ]
+    reliability_diagram(y, {"a": p, "b": p**2}, ax=ax2, consistency_bands=True, random_state=0)
+    bands = _bands_drawn(ax2)
+    labels = [b.get_label() for b in bands]
+    assert labels == ["90% consistency band (a)", "90% consistency band (b)"]
+    assert to_hex(bands[0].get_colors()[0]) != to_hex(bands[1].get_colors()[0])
+    plt.close(fig)
+
+
+def test_no_consistency_bands_by_default(data):
+    y, p = data
+    fig, ax = plt.subplots()
+    reliability_diagram(y, p, ax=ax)
+    assert not _bands_drawn(ax)
+    assert ax.get_legend() is None  # unchanged: no label, no legend
+    plt.close(fig)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(band_level=1.0), "band_level"),
+        (dict(band_level=0.0), "band_level"),
+        (dict(band_level=-0.5), "band_level"),
+        (dict(n_resamples=0), "n_resamples"),
+        (dict(random_state="x"), "random_state"),
+        (dict(consistency_bands="yes"), "consistency_bands"),
+    ],
+)
+def test_bad_band_parameters_raise_before_drawing(data, kwargs, message):
+    y, p = data
+    fig, ax = plt.subplots()
+    with pytest.raises(ValueError, match=message):
+        reliability_diagram(y, p, ax=ax, **kwargs)
+    assert not ax.lines and not ax.collections  # nothing drawn
+    plt.close(fig)

@@ -1,0 +1,270 @@
+"""Kernels of the debiased binned estimator and of the monotone bin sweep.
+
+``binned_sums`` is one pass over the rows for fixed bins. The sweep works on sorted
+runs (distinct score, negative weight, positive weight): with prefix sums over the
+runs, a bin's sums are two subtractions, so trying b bins costs O(b) searches and
+never revisits the rows.
+"""
+
+import numpy as np
+from numba import njit
+
+from .binning import bin_index
+
+
+@njit(cache=True)
+def binned_sums(values, labels, weights, edges):
+    """Per-bin total weight, weighted sum of predictions and weighted sum of labels.
+
+    Bin of a value: the number of ``edges`` at or below it (``np.searchsorted(edges, v,
+    side="right")``). Rows are added in order, as ``np.bincount`` adds them.
+    """
+    n_bins = edges.shape[0] + 1
+    ids = bin_index(edges, values)
+    weight = np.zeros(n_bins, np.float64)
+    sum_p = np.zeros(n_bins, np.float64)
+    sum_y = np.zeros(n_bins, np.float64)
+    for i in range(values.shape[0]):
+        k = ids[i]
+        w = weights[i]
+        weight[k] += w
+        sum_p[k] += w * values[i]
+        sum_y[k] += w * labels[i]
+    return weight, sum_p, sum_y
+
+
+@njit(cache=True)
+def _threshold(k, n_bins, total, equal_mass):
+    """Position of the k-th inner edge: ``k W / b`` of the weight, or the value ``k / b``.
+
+    The same float expressions as ``calibbook._binning`` (``k * total / n_bins`` in
+    ``equal_frequency_bins``; ``np.linspace(0, 1, b + 1)[k]``, which is ``k * (1 / b)``).
+    """
+    if equal_mass:
+        return k * total / n_bins
+    return k * (1.0 / n_bins)
+
+
+@njit(cache=True)
+def _first_at_least(keys, t, lo, hi):
+    """First index i in [lo, hi) with ``keys[i] >= t`` (``hi`` if none); keys sorted.
+
+    Gallops from ``lo``: O(log d) for an answer d places away, since successive
+    edges of a sweep are searched from the previous one.
+    """
+    if lo >= hi or keys[lo] >= t:
+        return lo
+    # keys[lo] < t: double the step until past the answer
+    step = 1
+    prev = lo
+    while prev + step < hi and keys[prev + step] < t:
+        prev += step
+        step *= 2
+    a, b = prev + 1, min(prev + step, hi)  # answer in [a, b]
+    while a < b:
+        m = (a + b) >> 1
+        if keys[m] >= t:
+            b = m
+        else:
+            a = m + 1
+    return a
+
+
+@njit(cache=True)
+def _first_at_least_before(keys, t, hi):
+    """First index i in [0, hi] with ``keys[i] >= t``, given ``keys[hi] >= t``.
+
+    Gallops backwards from ``hi`` (the run whose bin start is sought).
+    """
+    step = 1
+    cur = hi  # keys[cur] >= t
+    while cur - step >= 0 and keys[cur - step] >= t:
+        cur -= step
+        step *= 2
+    a, b = max(cur - step, 0), cur  # answer in [a, b]; keys[a] < t unless a == 0
+    while a < b:
+        m = (a + b) >> 1
+        if keys[m] >= t:
+            b = m
+        else:
+            a = m + 1
+    return a
+
+
+@njit(cache=True)
+def _bin_of(keys, r, n_bins, total, equal_mass):
+    """Bin of run r: the number of inner edges k = 1..b-1 with ``thr(k) <= keys[r]``."""
+    x = keys[r] * n_bins / total if equal_mass else keys[r] * n_bins
+    u = min(max(int(x), 0), n_bins - 1)
+    # the estimate is off by at most one edge after rounding: settle it exactly
+    while u < n_bins - 1 and keys[r] >= _threshold(u + 1, n_bins, total, equal_mass):
+        u += 1
+    while u > 0 and keys[r] < _threshold(u, n_bins, total, equal_mass):
+        u -= 1
+    return u
+
+
+@njit(cache=True)
+def _bin_range(keys, r, n_bins, total, equal_mass):
+    """Runs [start, stop) of the bin that holds run r."""
+    n_runs = keys.shape[0]
+    u = _bin_of(keys, r, n_bins, total, equal_mass)
+    start = 0
+    if u > 0:
+        start = _first_at_least_before(keys, _threshold(u, n_bins, total, equal_mass), r)
+    stop = n_runs
+    if u < n_bins - 1:
+        stop = _first_at_least(keys, _threshold(u + 1, n_bins, total, equal_mass), r + 1, n_runs)
+    return start, stop
+
+
+@njit(cache=True)
+def _rate(cum_pos, cum_neg, start, stop):
+    """Observed frequency of runs [start, stop).
+
+    From separate positive and negative sums: a bin without negatives gets exactly 1
+    and one without positives exactly 0, whatever the rounding of the prefix sums.
+    """
+    pos = cum_pos[stop] - cum_pos[start]
+    neg = cum_neg[stop] - cum_neg[start]
+    return pos / (pos + neg)
+
+
+@njit(cache=True)
+def _bin_starts(keys, n_bins, total, equal_mass):
+    """First run of each of the b bins, plus the number of runs: (b + 1,) int64."""
+    n_runs = keys.shape[0]
+    starts = np.empty(n_bins + 1, np.int64)
+    starts[0] = 0
+    for k in range(1, n_bins):
+        starts[k] = _first_at_least(
+            keys, _threshold(k, n_bins, total, equal_mass), starts[k - 1], n_runs
+        )
+    starts[n_bins] = n_runs
+    return starts
+
+
+@njit(cache=True)
+def _violates_all(keys, cum_pos, cum_neg, descents, n_bins, total, equal_mass):
+    """Whether b bins break monotonicity, checking every pair of adjacent non-empty bins."""
+    starts = _bin_starts(keys, n_bins, total, equal_mass)
+    prev_start = -1
+    prev_rate = 0.0
+    for k in range(n_bins):
+        s, e = starts[k], starts[k + 1]
+        if e == s:
+            continue  # empty bins have no height and are skipped
+        rate = _rate(cum_pos, cum_neg, s, e)
+        # a drop counts only if the two bins hold a descent of the runs' own rates
+        # (always true in exact arithmetic), so that both checks decide alike
+        if prev_start >= 0 and rate < prev_rate:
+            i = np.searchsorted(descents, prev_start)  # first descent j >= prev_start
+            if i < descents.shape[0] and descents[i] <= e - 2:  # runs j, j + 1 both inside
+                return True
+        prev_start, prev_rate = s, rate
+    return False
+
+
+@njit(cache=True)
+def _violates_near_descents(keys, cum_pos, cum_neg, descents, n_bins, total, equal_mass):
+    """Whether b bins break monotonicity, checking only the pairs that hold a descent.
+
+    Two adjacent blocks of runs whose rates never decrease have non-decreasing means,
+    so a violating pair of bins must contain some descent j (rate of run j above rate
+    of run j + 1): either both runs in one bin (pairs with its two neighbours) or run
+    j last of a bin and run j + 1 first of the next.
+    """
+    n_runs = keys.shape[0]
+    last_start = -1
+    for idx in range(descents.shape[0]):
+        j = descents[idx]
+        s1, e1 = _bin_range(keys, j, n_bins, total, equal_mass)
+        if s1 == last_start:
+            continue  # this bin's pairs were checked for an earlier descent
+        r1 = _rate(cum_pos, cum_neg, s1, e1)
+        if j + 1 < e1:
+            last_start = s1
+            if s1 > 0:
+                s0, _ = _bin_range(keys, s1 - 1, n_bins, total, equal_mass)
+                if _rate(cum_pos, cum_neg, s0, s1) > r1:
+                    return True
+            if e1 < n_runs:
+                _, e2 = _bin_range(keys, e1, n_bins, total, equal_mass)
+                if r1 > _rate(cum_pos, cum_neg, e1, e2):
+                    return True
+        else:
+            _, e2 = _bin_range(keys, j + 1, n_bins, total, equal_mass)
+            if r1 > _rate(cum_pos, cum_neg, e1, e2):
+                return True
+    return False
+
+
+@njit(cache=True)
+def monotone_sweep(values, weights, positives, equal_mass):
+    """Largest b of the sweep b = 2, 3, ... before the first non-monotone binning.
+
+    Runs: strictly increasing ``values`` with positive total ``weights`` and positive
+    weight ``positives``. Bins are equal-mass (``equal_mass``) or equal-width, with
+    the edges of ``calibbook._binning``. The sweep stops at the first b whose
+    non-empty bins have a strictly decreasing observed frequency and returns the
+    b before it (1 if already b = 2 breaks); it tries at most as many bins as there
+    are runs. Returns ``(b, starts)``: the bins' first runs at that b, ``starts[b]``
+    being the number of runs.
+    """
+    n_runs = values.shape[0]
+    cum_pos = np.empty(n_runs + 1, np.float64)
+    cum_neg = np.empty(n_runs + 1, np.float64)
+    keys = np.empty(n_runs, np.float64) if equal_mass else values
+    cum_pos[0] = cum_neg[0] = 0.0
+    total = acc_pos = acc_neg = 0.0  # running sums in registers, not re-read from memory
+    for r in range(n_runs):
+        if equal_mass:
+            keys[r] = total  # weight strictly below run r
+        total += weights[r]
+        acc_pos += positives[r]
+        # weights[r] - positives[r] is exactly 0 for a run of positives (same sums)
+        acc_neg += weights[r] - positives[r]
+        cum_pos[r + 1] = acc_pos
+        cum_neg[r + 1] = acc_neg
+    descents = np.empty(max(n_runs - 1, 0), np.int64)
+    n_desc = 0
+    for j in range(n_runs - 1):
+        # rate_j > rate_{j+1}, cross-multiplied (weights > 0); branch-free, as the
+        # outcome is a coin flip on noisy labels
+        descents[n_desc] = j
+        n_desc += positives[j] * weights[j + 1] > positives[j + 1] * weights[j]
+    descents = descents[:n_desc]
+    best = 1
+    if n_desc == 0:
+        best = max(n_runs, 1)  # rates never decrease: no binning breaks monotonicity
+    else:
+        for b in range(2, n_runs + 1):
+            # all pairs cost about b searches, the pairs near descents about 5 per descent
+            if b <= 5 * n_desc:
+                bad = _violates_all(keys, cum_pos, cum_neg, descents, b, total, equal_mass)
+            else:
+                bad = _violates_near_descents(
+                    keys, cum_pos, cum_neg, descents, b, total, equal_mass
+                )
+            if bad:
+                break
+            best = b
+    return best, _bin_starts(keys, best, total, equal_mass)
+
+
+@njit(cache=True)
+def bin_totals(values, weights, positives, starts):
+    """Per-bin weight, weighted sum of predictions and positive weight of runs.
+
+    Summed run by run in order; a run's predictions all equal its value.
+    """
+    n_bins = starts.shape[0] - 1
+    weight = np.zeros(n_bins, np.float64)
+    sum_p = np.zeros(n_bins, np.float64)
+    sum_y = np.zeros(n_bins, np.float64)
+    for k in range(n_bins):
+        for r in range(starts[k], starts[k + 1]):
+            weight[k] += weights[r]
+            sum_p[k] += values[r] * weights[r]
+            sum_y[k] += positives[r]
+    return weight, sum_p, sum_y
