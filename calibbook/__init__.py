@@ -35,6 +35,8 @@ _LAZY = {
     "spiegelhalter_test": "calibbook.metrics",
     "hosmer_lemeshow_test": "calibbook.metrics",
     "consistency_bands": "calibbook.metrics",
+    "smooth_ece": "calibbook.metrics",
+    "smooth_reliability_curve": "calibbook.metrics",
     "reliability_diagram": "calibbook.plotting",
     "make_circular": "calibbook.datasets",
     "load_benchmark": "calibbook.datasets",

@@ -27,6 +27,7 @@ from ._calibration_tests import (
 )
 from ._consistency_bands import consistency_bands
 from ._params import Interval, Real, check_parameter
+from ._smooth_ece import smooth_ece, smooth_reliability_curve
 from ._validation import check_n_bins, check_option, check_probability_input
 
 __all__ = [
@@ -41,6 +42,8 @@ __all__ = [
     "spiegelhalter_test",
     "hosmer_lemeshow_test",
     "consistency_bands",
+    "smooth_ece",
+    "smooth_reliability_curve",
 ]
 
 
@@ -393,11 +396,42 @@ def brier_decomposition(y_true, y_prob, *, n_bins=None, strategy="uniform", samp
 
 REPORT_COLUMNS = ("AUC", "ACC", "RMSE", "ECE", "MCE", "Brier", "LogLoss")
 
+#: The optional columns of :func:`calibration_report`: name -> measure of (y, p, w), each
+#: with its own defaults (bins of the debiased error and the sweep: equal mass).
+EXTRA_COLUMNS = {
+    "smECE": lambda y, p, w: smooth_ece(y, p, sample_weight=w),
+    "dCE2": lambda y, p, w: debiased_calibration_error(y, p, sample_weight=w),
+    "ECE_sweep": lambda y, p, w: ece_sweep(y, p, sample_weight=w),
+    "intercept": lambda y, p, w: calibration_intercept_slope(y, p, sample_weight=w).intercept,
+    "slope": lambda y, p, w: calibration_intercept_slope(y, p, sample_weight=w).slope,
+    "Spiegelhalter_p": lambda y, p, w: spiegelhalter_test(y, p, sample_weight=w).pvalue,
+    "HL_p": lambda y, p, w: hosmer_lemeshow_test(y, p, sample_weight=w).pvalue,
+}
 
-def _report_row(y_true, y_prob, n_bins, strategy, sample_weight):
+
+def _check_extra(extra):
+    """The optional columns asked for, as a tuple of names of EXTRA_COLUMNS."""
+    if isinstance(extra, str):
+        extra = tuple(EXTRA_COLUMNS) if extra == "all" else (extra,)
+    extra = tuple(extra)
+    unknown = [name for name in extra if name not in EXTRA_COLUMNS]
+    if unknown:
+        raise ValueError(
+            f"extra holds unknown columns {unknown}; choose from {list(EXTRA_COLUMNS)} or 'all'."
+        )
+    return extra
+
+
+def _report_row(y_true, y_prob, n_bins, strategy, sample_weight, extra=()):
+    y, p, w = check_probability_input(y_true, y_prob, sample_weight, require_both=True)
+    row = _paper_measures(y, p, w, n_bins, strategy, sample_weight)
+    row.update({name: EXTRA_COLUMNS[name](y, p, w) for name in extra})
+    return row
+
+
+def _paper_measures(y, p, w, n_bins, strategy, sample_weight):
     from sklearn.metrics import accuracy_score, brier_score_loss, log_loss, roc_auc_score
 
-    y, p, w = check_probability_input(y_true, y_prob, sample_weight, require_both=True)
     brier = brier_score_loss(y, p, sample_weight=w)
     binned_weight = None if sample_weight is None else w  # positional groups take no weights
     return {
@@ -416,11 +450,13 @@ def _report_row(y_true, y_prob, n_bins, strategy, sample_weight):
     }
 
 
-def calibration_report(y_true, y_prob, *, n_bins=10, strategy="uniform", sample_weight=None):
+def calibration_report(
+    y_true, y_prob, *, n_bins=10, strategy="uniform", sample_weight=None, extra=()
+):
     """The papers' five measures (AUC, ACC, RMSE, ECE, MCE) plus Brier score and log-loss.
 
     :doc:`/book/01_measuring_calibration` defines all seven; every later chapter
-    reports them.
+    reports them. ``extra`` adds the estimators and tests that the binned ECE lacks.
 
     Parameters
     ----------
@@ -429,7 +465,16 @@ def calibration_report(y_true, y_prob, *, n_bins=10, strategy="uniform", sample_
     y_prob : array-like of shape (n,), or a mapping {name: array-like}
         Predicted probabilities of one model, or of several models to compare.
     n_bins, strategy, sample_weight
-        Passed to the ECE and MCE (see :func:`expected_calibration_error`).
+        Passed to the ECE and MCE (see :func:`expected_calibration_error`);
+        ``sample_weight`` also to the extra columns.
+    extra : str or sequence of str, default=()
+        Optional columns, after the seven, each with its function's defaults:
+        ``"smECE"`` (:func:`smooth_ece`), ``"dCE2"`` (the debiased squared error
+        of :func:`debiased_calibration_error`, which can be negative),
+        ``"ECE_sweep"`` (:func:`ece_sweep`), ``"intercept"`` and ``"slope"``
+        (:func:`calibration_intercept_slope`), ``"Spiegelhalter_p"`` and ``"HL_p"``
+        (the p-values of :func:`spiegelhalter_test` and
+        :func:`hosmer_lemeshow_test`), or ``"all"`` for every one.
 
     Returns
     -------
@@ -440,8 +485,10 @@ def calibration_report(y_true, y_prob, *, n_bins=10, strategy="uniform", sample_
     Raises
     ------
     ValueError
-        If ``y_true`` holds a single class, ``y_prob`` is an empty mapping, or
-        the inputs are invalid (as in :func:`calibbook.expected_calibration_error`).
+        If ``y_true`` holds a single class, ``y_prob`` is an empty mapping, ``extra``
+        names an unknown column, the inputs are invalid (as in
+        :func:`calibbook.expected_calibration_error`), or an extra column's function
+        refuses the data (the intercept and slope of separable data, say).
 
     References
     ----------
@@ -458,15 +505,23 @@ def calibration_report(y_true, y_prob, *, n_bins=10, strategy="uniform", sample_
     >>> report = calibration_report([0, 1, 1, 0], {"a": [0.1, 0.9, 0.8, 0.3]})
     >>> list(report.columns)
     ['AUC', 'ACC', 'RMSE', 'ECE', 'MCE', 'Brier', 'LogLoss']
+    >>> y = [0, 1, 1, 0, 1, 0, 0, 1]
+    >>> p = [0.2, 0.7, 0.9, 0.4, 0.6, 0.1, 0.3, 0.8]
+    >>> report = calibration_report(y, p, extra=["smECE", "Spiegelhalter_p"])
+    >>> report[["smECE", "Spiegelhalter_p"]].round(3).tolist()
+    [0.172, 0.155]
     """
     import pandas as pd
 
+    extra = _check_extra(extra)
+    columns = list(REPORT_COLUMNS) + list(extra)
     if isinstance(y_prob, Mapping):
         if not y_prob:
             raise ValueError("y_prob is an empty mapping; give at least one model's predictions.")
         rows = {
-            name: _report_row(y_true, p, n_bins, strategy, sample_weight)
+            name: _report_row(y_true, p, n_bins, strategy, sample_weight, extra)
             for name, p in y_prob.items()
         }
-        return pd.DataFrame.from_dict(rows, orient="index", columns=list(REPORT_COLUMNS))
-    return pd.Series(_report_row(y_true, y_prob, n_bins, strategy, sample_weight), name="value")
+        return pd.DataFrame.from_dict(rows, orient="index", columns=columns)
+    row = _report_row(y_true, y_prob, n_bins, strategy, sample_weight, extra)
+    return pd.Series(row, name="value")[columns]

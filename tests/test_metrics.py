@@ -9,6 +9,7 @@ from sklearn.calibration import calibration_curve
 from sklearn.metrics import brier_score_loss, log_loss, roc_auc_score
 
 from calibbook.metrics import (
+    REPORT_COLUMNS,
     brier_decomposition,
     calibration_report,
     expected_calibration_error,
@@ -335,3 +336,49 @@ def test_calibration_report_takes_the_positional_strategy():
     assert report.loc["m", "MCE"] == maximum_calibration_error(y, p, strategy="positional")
     with pytest.raises(ValueError, match="positional"):
         calibration_report(y, p, strategy="positional", sample_weight=np.ones(200))
+
+
+def test_calibration_report_extra_columns_equal_the_functions():
+    from calibbook.metrics import (
+        EXTRA_COLUMNS,
+        calibration_intercept_slope,
+        debiased_calibration_error,
+        ece_sweep,
+        hosmer_lemeshow_test,
+        smooth_ece,
+        spiegelhalter_test,
+    )
+
+    rng = np.random.default_rng(7)
+    p = rng.beta(2, 3, 600)
+    y = (rng.uniform(size=p.size) < p**1.3).astype(int)
+    w = rng.integers(0, 4, p.size).astype(float)
+    for weight in (None, w):
+        report = calibration_report(y, p, sample_weight=weight, extra="all")
+        assert list(report.index) == list(REPORT_COLUMNS) + list(EXTRA_COLUMNS)
+        fit = calibration_intercept_slope(y, p, sample_weight=weight)
+        want = {
+            "smECE": smooth_ece(y, p, sample_weight=weight),
+            "dCE2": debiased_calibration_error(y, p, sample_weight=weight),
+            "ECE_sweep": ece_sweep(y, p, sample_weight=weight),
+            "intercept": fit.intercept,
+            "slope": fit.slope,
+            "Spiegelhalter_p": spiegelhalter_test(y, p, sample_weight=weight).pvalue,
+            "HL_p": hosmer_lemeshow_test(y, p, sample_weight=weight).pvalue,
+        }
+        for name, value in want.items():
+            assert report[name] == pytest.approx(value, rel=1e-12, abs=1e-15), name
+        # the seven columns do not change when extras are added
+        plain = calibration_report(y, p, sample_weight=weight)
+        assert report[list(REPORT_COLUMNS)].equals(plain)
+
+
+def test_calibration_report_extra_columns_for_several_models():
+    rng = np.random.default_rng(8)
+    p = rng.uniform(size=300)
+    y = (rng.uniform(size=p.size) < p).astype(int)
+    report = calibration_report(y, {"a": p, "b": p**2}, extra=["slope", "smECE"])
+    assert list(report.columns) == list(REPORT_COLUMNS) + ["slope", "smECE"]
+    assert report.loc["b", "smECE"] > report.loc["a", "smECE"]  # p**2 is miscalibrated
+    with pytest.raises(ValueError, match="unknown columns.*'nope'"):
+        calibration_report(y, p, extra=["smECE", "nope"])
