@@ -9,6 +9,13 @@ one of the ENIR paper's methods, and its variational fit costs more than all the
 together, so a second DPM would double the run. The per-split
 results are cached (``$CALIBBOOK_CACHE``), so an interrupted run resumes.
 
+Every test fold records the measures of ``calibbook.experiments.MEASURES``: the paper's five, the
+Brier score and log-loss, the positional ECE and MCE of the authors' code, and the two estimators
+that binning does not bias, the smooth ECE (``smECE``) and the debiased squared binned error
+(``dCE2``: equal-mass bins, ten or half the test fold's rows if fewer). The CSV stores each
+measure's mean over the 100 folds; for ``dCE2`` that is the mean of the signed per-fold
+estimates, which stays unbiased and can be negative (take a root, if at all, of the mean only).
+
     .venv/bin/python scripts/run_comparison.py [--jobs 2] [--csv data/comparison_full.csv]
 
 Beside the CSV it writes ``<csv>.json``: when and where the run was made, its wall time and
@@ -73,6 +80,9 @@ def main(argv=None):
     with ProcessPoolExecutor(args.jobs) as pool:
         frames = list(pool.map(run_share, shares))
     summary = ex.fold_summary(pd.concat(frames, ignore_index=True))
+    missing = set(ex.MEASURES) - set(summary.measure)
+    if missing:  # a stale calibbook in the workers would silently drop the chapter's rows
+        raise RuntimeError(f"the run recorded no {sorted(missing)}")
     summary.to_csv(args.csv, index=False, float_format="%.10g")
     provenance = {
         "started_utc": started,

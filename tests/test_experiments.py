@@ -394,3 +394,93 @@ def test_importing_the_experiments_is_light():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# ---------------------------------------------------------------------------
+# the estimators that binning does not bias: smooth ECE and the debiased squared error
+# ---------------------------------------------------------------------------
+def _fold_predictions(X, y, n_splits, fold_index, random_state=0):
+    """The test fold's labels and predictions (raw LR, isotonic) rebuilt by hand."""
+    from sklearn.model_selection import RepeatedStratifiedKFold
+
+    cv = RepeatedStratifiedKFold(n_splits=n_splits, n_repeats=1, random_state=random_state)
+    train, test = list(cv.split(X, y))[fold_index]
+    model = ex.base_classifiers(["LR"], random_state=random_state)["LR"].fit(X[train], y[train])
+    s_train, s_test = ex.classifier_scores(model, X[train]), ex.classifier_scores(model, X[test])
+    iso = IsotonicCalibration().fit(s_train, y[train]).predict(s_test)
+    return y[test], {"raw": s_test, "iso": iso}
+
+
+@pytest.mark.parametrize("n, n_splits", [(120, 2), (40, 4)])
+def test_smooth_and_debiased_columns_equal_direct_calls(tmp_path, n, n_splits):
+    from calibbook.metrics import debiased_calibration_error, smooth_ece
+
+    assert ex.MEASURES[-2:] == ("smECE", "dCE2")
+    X, y = _tiny(n, seed=5)
+    res = ex.repeated_cv_protocol(
+        {"tiny": (X, y)}, ["LR"], {"iso": IsotonicCalibration()}, n_splits=n_splits,
+        n_repeats=1, n_bins=10, cache_dir=tmp_path, disable=True,
+    )
+    for fold in range(n_splits):
+        y_test, preds = _fold_predictions(X, y, n_splits, fold)
+        # as many equal-mass bins as the ECE's ten, at most half the test rows
+        bins = min(10, len(y_test) // 2)
+        for method, p in preds.items():
+            got = res[(res.fold == fold) & (res.method == method)].set_index("measure").value
+            assert got["smECE"] == pytest.approx(smooth_ece(y_test, p), rel=1e-13, abs=1e-16)
+            direct = debiased_calibration_error(y_test, p, n_bins=bins, strategy="quantile")
+            assert got["dCE2"] == pytest.approx(direct, rel=1e-13, abs=1e-16)
+    if n == 40:  # 10-row test folds: ten bins of one row each could not be debiased at all
+        y_test, preds = _fold_predictions(X, y, n_splits, 0)
+        with pytest.raises(ValueError, match="weight at most 1"):
+            debiased_calibration_error(y_test, preds["raw"], n_bins=10)
+
+
+def test_debiased_column_is_signed_and_averages_unclipped(tmp_path):
+    # calibrated predictions: the debiased squared error is negative on some folds, and
+    # the stored mean over folds is the plain mean of the signed values
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(400, 2))
+    y = (rng.uniform(size=400) < 1 / (1 + np.exp(-X[:, 0]))).astype(int)
+    res = ex.repeated_cv_protocol(
+        {"cal": (X, y)}, ["LR"], {"spy": Spy()}, n_splits=5, n_repeats=2,
+        cache_dir=tmp_path, disable=True,
+    )
+    d = res[(res.measure == "dCE2") & (res.method == "raw")].value
+    assert (d < 0).any() and (d > 0).any()
+    summary = ex.fold_summary(res).set_index(["method", "measure"])
+    assert summary.loc[("raw", "dCE2"), "value"] == pytest.approx(d.mean(), rel=1e-12)
+    assert summary.loc[("raw", "dCE2"), "n_folds"] == 10
+    # smooth ECE is an error in [0, 1]; both new measures rank lower-is-better
+    s = res[res.measure == "smECE"].value
+    assert ((s >= 0) & (s <= 1)).all()
+    assert not {"smECE", "dCE2"} & ex.HIGHER_IS_BETTER
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(2, 60), st.integers(1, 30), st.integers(0, 2**32 - 1))
+def test_debiased_bins_always_leave_a_bin_that_can_be_debiased(n_rows, n_bins, seed):
+    from calibbook.metrics import debiased_calibration_error
+
+    bins = protocols._debiased_bins(n_bins, n_rows)
+    assert bins == max(1, min(n_bins, n_rows // 2))
+    rng = np.random.default_rng(seed)
+    p = rng.permutation(n_rows) / n_rows  # distinct predictions: no ties to merge bins
+    y = (rng.uniform(size=n_rows) < p).astype(int)
+    # some bin holds two rows or more, so the estimate exists (it would raise otherwise)
+    assert np.isfinite(debiased_calibration_error(y, p, n_bins=bins, strategy="quantile"))
+
+
+def test_rank_table_takes_the_new_measures(tmp_path):
+    data = {f"d{i}": _tiny(90, seed=i) for i in range(4)}
+    res = ex.repeated_cv_protocol(
+        data, ["NB"], {"iso": IsotonicCalibration(), "Platt": PlattScaling()},
+        n_splits=2, n_repeats=1, cache_dir=tmp_path, disable=True,
+    )
+    ranks, _ = ex.rank_table(res, "NB", ["iso", "Platt", "raw"], measures=["smECE", "dCE2"],
+                             control="iso")
+    # lower is better: the ranks follow the data-set means of the signed values
+    for meas in ("smECE", "dCE2"):
+        means = ex.dataset_means(res, "NB", meas, ["iso", "Platt", "raw"])
+        expected = means.rank(axis=1, method="average").mean()
+        np.testing.assert_allclose(ranks.loc[meas], expected[ranks.columns])

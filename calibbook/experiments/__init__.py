@@ -28,8 +28,14 @@ before the layers are imported.
 
 #: Measures computed on every test fold. The first seven are those of
 #: :func:`calibbook.metrics.calibration_report` (ECE and MCE with equal-width bins); ``ECE_pos``
-#: and ``MCE_pos`` use the positional groups of the authors' evaluation code.
-MEASURES = ("AUC", "ACC", "RMSE", "ECE", "MCE", "Brier", "LogLoss", "ECE_pos", "MCE_pos")
+#: and ``MCE_pos`` use the positional groups of the authors' evaluation code. ``smECE`` is the
+#: smooth ECE (:func:`calibbook.metrics.smooth_ece`, automatic bandwidth) and ``dCE2`` the
+#: debiased squared binned error (:func:`calibbook.metrics.debiased_calibration_error`, equal-mass
+#: bins, as many as for the ECE but at most half the test rows), kept signed and squared so
+#: that its mean over folds stays an unbiased estimate.
+MEASURES = (
+    "AUC", "ACC", "RMSE", "ECE", "MCE", "Brier", "LogLoss", "ECE_pos", "MCE_pos", "smECE", "dCE2",
+)
 #: Measures for which a larger value is better; all the others are errors.
 HIGHER_IS_BETTER = frozenset({"AUC", "ACC"})
 #: Extra measure: seconds spent in the calibrator's ``fit`` (not a quality measure).

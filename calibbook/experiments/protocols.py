@@ -311,12 +311,31 @@ def _as_classifiers(classifiers, random_state):
 # ---------------------------------------------------------------------------
 # protocols
 # ---------------------------------------------------------------------------
+def _debiased_bins(n_bins, n_rows):
+    """Equal-mass bins of the ``dCE2`` measure on a test fold of ``n_rows`` rows.
+
+    As many as the ECE's ``n_bins``, but at most half the rows: a bin must hold more
+    than one row to estimate the variance of its label mean, and with at most
+    ``n_rows // 2`` bins some bin always does (the debiased error refuses data where
+    none does). Within one fold every method gets the same bins, so the cap never
+    favours one over another; it only binds on test folds of fewer than ``2 * n_bins``
+    rows (the smallest data sets of the full run).
+    """
+    return max(1, min(int(n_bins), int(n_rows) // 2))
+
+
 def _evaluate_split(X, y, train, test, clf, calibrators, calib_size, seed, n_bins, include_raw):
     """Fit classifier + calibrators on one split; return [(method, measure, value)]."""
     from sklearn.base import clone
     from sklearn.model_selection import train_test_split
 
-    from ..metrics import calibration_report, expected_calibration_error, maximum_calibration_error
+    from ..metrics import (
+        calibration_report,
+        debiased_calibration_error,
+        expected_calibration_error,
+        maximum_calibration_error,
+        smooth_ece,
+    )
 
     if calib_size is None:
         fit_idx = cal_idx = train
@@ -337,10 +356,14 @@ def _evaluate_split(X, y, train, test, clf, calibrators, calib_size, seed, n_bin
         times[name] = time.perf_counter() - t0
         preds[name] = c.predict(s_test)
     report = calibration_report(y[test], preds, n_bins=n_bins)
+    positional = {"n_bins": n_bins, "strategy": "positional"}
+    debiased = {"n_bins": _debiased_bins(n_bins, len(test)), "strategy": "quantile"}
     for m, p in preds.items():
-        positional = {"n_bins": n_bins, "strategy": "positional"}
         report.loc[m, "ECE_pos"] = expected_calibration_error(y[test], p, **positional)
         report.loc[m, "MCE_pos"] = maximum_calibration_error(y[test], p, **positional)
+        report.loc[m, "smECE"] = smooth_ece(y[test], p)
+        # signed and squared: the mean over folds stays unbiased (a root would not)
+        report.loc[m, "dCE2"] = debiased_calibration_error(y[test], p, **debiased)
     rows = [(m, meas, float(report.loc[m, meas])) for m in report.index for meas in MEASURES]
     rows += [(m, FIT_TIME, t) for m, t in times.items()]
     return rows
@@ -470,7 +493,9 @@ def repeated_cv_protocol(
     random_state : int
         Seed of the fold assignment and of the randomised classifiers.
     n_bins : int
-        Bins of ECE and MCE.
+        Bins of ECE and MCE (equal-width) and of ``ECE_pos`` and ``MCE_pos``
+        (positional groups); the debiased error ``dCE2`` takes as many equal-mass
+        bins, at most half the test fold's rows.
     cache_dir : path-like, optional
         Where results are cached: one CSV per data set and classifier, named by a
         hash of the configuration (data, every setting, the versions of calibbook,
@@ -492,7 +517,10 @@ def repeated_cv_protocol(
     pandas.DataFrame
         Tidy: ``dataset, classifier, method, repeat, fold, measure, value``. The
         measures are :data:`MEASURES` plus ``"FitTime"`` (seconds spent in the
-        calibrator's ``fit``; not recorded for ``"raw"``).
+        calibrator's ``fit``; not recorded for ``"raw"``). ``dCE2`` is the debiased
+        estimate of the *squared* binned error, negative on some folds: average it
+        over folds as it is (the mean stays unbiased) and take a root, if at all,
+        only of the mean.
 
     Raises
     ------
@@ -580,8 +608,9 @@ def holdout_calibration_protocol(
     >>> data = {"toy": make_classification(300, random_state=0)}
     >>> res = holdout_calibration_protocol(data, ["Tree"], {"IsoRegC": IsotonicCalibration()},
     ...                                    n_splits=2, use_cache=False, disable=True)
-    >>> sorted(res.measure.unique())
-    ['ACC', 'AUC', 'Brier', 'ECE', 'ECE_pos', 'FitTime', 'LogLoss', 'MCE', 'MCE_pos', 'RMSE']
+    >>> sorted(res.measure.unique())  # doctest: +NORMALIZE_WHITESPACE
+    ['ACC', 'AUC', 'Brier', 'ECE', 'ECE_pos', 'FitTime', 'LogLoss', 'MCE', 'MCE_pos', 'RMSE',
+     'dCE2', 'smECE']
     """
     return _run_protocol(
         "holdout_calibration", datasets, classifiers, calibrators, n_splits=n_splits,
