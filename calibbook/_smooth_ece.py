@@ -194,7 +194,8 @@ def smooth_ece(y_true, y_prob, *, bandwidth="auto", sample_weight=None, return_b
 
     Notes
     -----
-    The integrals are discretised as in relplot 1.0.3 (see :mod:`calibbook._smooth_ece`):
+    The integrals are discretised as in relplot 1.0.3 (the module ``calibbook._smooth_ece``
+    explains how):
     the rows are spread linearly over a grid of :math:`\max(2000, 20/\sigma)/2 + 1`
     nodes, the kernel is sampled on it, mirrored about the end nodes (predictions
     exactly at 0 or 1 keep half their mass) and cut at distance 1/2, the integrals are sums
