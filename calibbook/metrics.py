@@ -396,16 +396,17 @@ def brier_decomposition(y_true, y_prob, *, n_bins=None, strategy="uniform", samp
 
 REPORT_COLUMNS = ("AUC", "ACC", "RMSE", "ECE", "MCE", "Brier", "LogLoss")
 
-#: The optional columns of :func:`calibration_report`: name -> measure of (y, p, w), each
-#: with its own defaults (bins of the debiased error and the sweep: equal mass).
+#: The optional columns of :func:`calibration_report`: name -> (function, field of its
+#: result or None), each function with its own defaults (bins of the debiased error and
+#: the sweep: equal mass). Columns of one function share one call (intercept and slope).
 EXTRA_COLUMNS = {
-    "smECE": lambda y, p, w: smooth_ece(y, p, sample_weight=w),
-    "dCE2": lambda y, p, w: debiased_calibration_error(y, p, sample_weight=w),
-    "ECE_sweep": lambda y, p, w: ece_sweep(y, p, sample_weight=w),
-    "intercept": lambda y, p, w: calibration_intercept_slope(y, p, sample_weight=w).intercept,
-    "slope": lambda y, p, w: calibration_intercept_slope(y, p, sample_weight=w).slope,
-    "Spiegelhalter_p": lambda y, p, w: spiegelhalter_test(y, p, sample_weight=w).pvalue,
-    "HL_p": lambda y, p, w: hosmer_lemeshow_test(y, p, sample_weight=w).pvalue,
+    "smECE": (smooth_ece, None),
+    "dCE2": (debiased_calibration_error, None),
+    "ECE_sweep": (ece_sweep, None),
+    "intercept": (calibration_intercept_slope, "intercept"),
+    "slope": (calibration_intercept_slope, "slope"),
+    "Spiegelhalter_p": (spiegelhalter_test, "pvalue"),
+    "HL_p": (hosmer_lemeshow_test, "pvalue"),
 }
 
 
@@ -425,7 +426,12 @@ def _check_extra(extra):
 def _report_row(y_true, y_prob, n_bins, strategy, sample_weight, extra=()):
     y, p, w = check_probability_input(y_true, y_prob, sample_weight, require_both=True)
     row = _paper_measures(y, p, w, n_bins, strategy, sample_weight)
-    row.update({name: EXTRA_COLUMNS[name](y, p, w) for name in extra})
+    results = {}
+    for name in extra:
+        func, field = EXTRA_COLUMNS[name]
+        if func not in results:
+            results[func] = func(y, p, sample_weight=w)
+        row[name] = results[func] if field is None else getattr(results[func], field)
     return row
 
 
