@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
+from benchmarks.frozen_platt import old_platt_fit
 from calibbook.platt import PlattScaling, platt_targets
 
 from .contract import check_calibrator_contract
@@ -89,84 +90,6 @@ def test_contract():
 # --- the blocked evaluation (numpy's exp, a branch-free compiled sum) against the old kernel ---
 
 
-def _old_platt_newton():
-    """Frozen copy of the compiled Newton iteration before the blocked evaluation."""
-    from numba import njit
-
-    @njit
-    def objective(f, t, w, a, b):
-        fval = ga = gb = haa = hab = hbb = 0.0
-        for i in range(f.shape[0]):
-            z = a * f[i] + b
-            if z >= 0.0:
-                e = np.exp(-z)
-                fval += w[i] * (t[i] * z + np.log1p(e))
-                p = e / (1.0 + e)
-                q = 1.0 / (1.0 + e)
-            else:
-                e = np.exp(z)
-                fval += w[i] * ((t[i] - 1.0) * z + np.log1p(e))
-                p = 1.0 / (1.0 + e)
-                q = e / (1.0 + e)
-            d = w[i] * (t[i] - p)
-            ga += f[i] * d
-            gb += d
-            h = w[i] * p * q
-            haa += f[i] * f[i] * h
-            hab += f[i] * h
-            hbb += h
-        return fval, ga, gb, haa, hab, hbb
-
-    @njit
-    def newton(f, t, w, a, b, max_iter, grad_tol):
-        total = 0.0
-        for i in range(w.shape[0]):
-            total += w[i]
-        fval, ga, gb, haa, hab, hbb = objective(f, t, w, a, b)
-        for it in range(max_iter):
-            if max(abs(ga), abs(gb)) < grad_tol * total:
-                return a, b, it, True
-            haa_r, hbb_r = haa + 1e-12 * total, hbb + 1e-12 * total
-            det = haa_r * hbb_r - hab * hab
-            da = -(hbb_r * ga - hab * gb) / det
-            db = -(-hab * ga + haa_r * gb) / det
-            size = max(abs(da), abs(db)) / (1.0 + abs(a) + abs(b))
-            if size <= 1e-13:
-                return a + da, b + db, it + 1, True
-            if size <= 1e-6:
-                a, b = a + da, b + db
-                fval, ga, gb, haa, hab, hbb = objective(f, t, w, a, b)
-                continue
-            slope = ga * da + gb * db
-            step = 1.0
-            while step >= 1e-10:
-                na, nb = a + step * da, b + step * db
-                nf, nga, ngb, nhaa, nhab, nhbb = objective(f, t, w, na, nb)
-                if nf < fval + 1e-4 * step * slope:
-                    break
-                step *= 0.5
-            if step < 1e-10:
-                return a, b, it, max(abs(ga), abs(gb)) < 1e-6 * total
-            a, b = na, nb
-            fval, ga, gb, haa, hab, hbb = nf, nga, ngb, nhaa, nhab, nhbb
-        return a, b, max_iter, max(abs(ga), abs(gb)) < grad_tol * total
-
-    return newton
-
-
-_OLD_NEWTON = []
-
-
-def _old_platt_fit(cal, f, y, w):
-    if not _OLD_NEWTON:
-        _OLD_NEWTON.append(_old_platt_newton())
-    w = np.ones_like(f) if w is None else w
-    t, n_pos, n_neg = platt_targets(y, w)
-    b0 = float(np.log((n_neg + 1.0) / (n_pos + 1.0)))
-    a, b, _, converged = _OLD_NEWTON[0](cal._features(f), t, w, 0.0, b0, cal.max_iter, 1e-10)
-    return a, b, converged
-
-
 def _platt_case(seed):
     rng = np.random.default_rng(seed)
     n = [50, 5_000, 100_000, 300_000][seed % 4]  # one block of rows, and several
@@ -195,7 +118,7 @@ def test_blocked_newton_finds_the_old_optimum(seed):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             cal.fit(scores, y, w)
-        a, b, converged = _old_platt_fit(cal, scores, y, w)
+        a, b, converged = old_platt_fit(cal._features(scores), y, w, cal.max_iter)
         assert converged and not caught
         np.testing.assert_allclose([cal.a_, cal.b_], [a, b], rtol=1e-10, atol=1e-13)
 
@@ -206,5 +129,5 @@ def test_blocked_newton_with_extreme_scores():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         cal = PlattScaling().fit(f, y)
-        a, b, _ = _old_platt_fit(cal, f, y, None)
+        a, b, _ = old_platt_fit(cal._features(f), y, None, cal.max_iter)
     np.testing.assert_allclose([cal.a_, cal.b_], [a, b], rtol=1e-10)
