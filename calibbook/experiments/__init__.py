@@ -22,6 +22,10 @@ Three layers, each a submodule usable on its own; every public name is importabl
   Naeini & Cooper, ICDM 2016, with significance marks), :func:`improvement_ci` (their
   Table II) and :func:`fit_time_table` (measured counterpart of their Table VII).
 
+Beside them, :mod:`calibbook.experiments.estimator_study` is the simulation study of chapter 1
+(which calibration-error estimator to trust at which sample size); its names stay in that
+submodule, since they concern the measures rather than the calibrators.
+
 The measures below are the vocabulary the three layers share, so they are defined here,
 before the layers are imported.
 """
@@ -42,7 +46,7 @@ HIGHER_IS_BETTER = frozenset({"AUC", "ACC"})
 FIT_TIME = "FitTime"
 
 # The layers import the measures above from this package, so they come after them.
-from . import protocols, statistics, tables  # noqa: E402
+from . import estimator_study, protocols, statistics, tables  # noqa: E402
 from .protocols import *  # noqa: E402, F403
 from .statistics import *  # noqa: E402, F403
 from .tables import *  # noqa: E402, F403
