@@ -46,7 +46,8 @@ HIGHER_IS_BETTER = frozenset({"AUC", "ACC"})
 FIT_TIME = "FitTime"
 
 # The layers import the measures above from this package, so they come after them.
-from . import estimator_study, protocols, statistics, tables  # noqa: E402
+# estimator_study keeps its names to itself (F401)
+from . import estimator_study, protocols, statistics, tables  # noqa: E402, F401
 from .protocols import *  # noqa: E402, F403
 from .statistics import *  # noqa: E402, F403
 from .tables import *  # noqa: E402, F403
