@@ -31,6 +31,7 @@ import numpy as np
 
 __all__ = [
     "MAP_PARAMETERS",
+    "DENSITY_SHAPE",
     "calibration_maps",
     "prediction_density",
     "draw_sample",
@@ -44,8 +45,8 @@ __all__ = [
     "summarise_study",
 ]
 
-#: Strengths of the miscalibrated maps: the slopes b of ``expit(b logit p)`` of the
-#: over- and under-confident maps, and the amplitude a of ``p + a sin(3.5 pi p)``.
+#: Strengths of the miscalibrated maps, the slopes b of ``expit(b logit p)`` of the
+#: over- and under-confident maps and the amplitude a of ``p + a sin(3.5 pi p)``.
 MAP_PARAMETERS = {"over_slope": 0.7, "under_slope": 1.4, "wiggle": 0.12}
 
 #: Beta shape parameters of the default prediction density (mean 1/3, none at 0 or 1).
@@ -491,11 +492,14 @@ def smooth_ece_target(calibration_map, density, grid=_SMOOTH_GRID):
     r"""The population smooth ECE at its fixed-point bandwidth, and that bandwidth.
 
     The population counterpart of :func:`calibbook.metrics.smooth_ece`: the smoothed
-    residual of the population,
+    residual of the population and its smooth ECE,
 
     .. math::
 
-        r_\sigma(t) = \int_0^1 (p - f(p))\, g(p)\, K_\sigma(t, p)\, dp, \qquad
+        r_\sigma(t) = \int_0^1 (p - f(p))\, g(p)\, K_\sigma(t, p)\, dp,
+
+    .. math::
+
         \mathrm{smECE}_\sigma = \frac{\int_0^1 |r_\sigma(t)|\, dt}
                                      {\int_0^1 \int_0^1 g(p) K_\sigma(t, p)\, dp\, dt},
 
