@@ -46,6 +46,18 @@ def _threshold(k, n_bins, total, equal_mass):
 
 
 @njit(cache=True)
+def _bisect_at_least(keys, t, a, b):
+    """First index i in [a, b] with ``keys[i] >= t``, given that b is one (or the end)."""
+    while a < b:
+        m = (a + b) >> 1
+        if keys[m] >= t:
+            b = m
+        else:
+            a = m + 1
+    return a
+
+
+@njit(cache=True)
 def _first_at_least(keys, t, lo, hi):
     """First index i in [lo, hi) with ``keys[i] >= t`` (``hi`` if none); keys sorted.
 
@@ -60,14 +72,7 @@ def _first_at_least(keys, t, lo, hi):
     while prev + step < hi and keys[prev + step] < t:
         prev += step
         step *= 2
-    a, b = prev + 1, min(prev + step, hi)  # answer in [a, b]
-    while a < b:
-        m = (a + b) >> 1
-        if keys[m] >= t:
-            b = m
-        else:
-            a = m + 1
-    return a
+    return _bisect_at_least(keys, t, prev + 1, min(prev + step, hi))
 
 
 @njit(cache=True)
@@ -81,14 +86,7 @@ def _first_at_least_before(keys, t, hi):
     while cur - step >= 0 and keys[cur - step] >= t:
         cur -= step
         step *= 2
-    a, b = max(cur - step, 0), cur  # answer in [a, b]; keys[a] < t unless a == 0
-    while a < b:
-        m = (a + b) >> 1
-        if keys[m] >= t:
-            b = m
-        else:
-            a = m + 1
-    return a
+    return _bisect_at_least(keys, t, max(cur - step, 0), cur)
 
 
 @njit(cache=True)
