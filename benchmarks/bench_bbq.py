@@ -13,8 +13,8 @@ import platform
 from _timing import interleaved, parse_args
 from bench_scaling import synthetic
 
-from calibbook.bbq import BBQ
-from calibbook.isotonic import IsotonicCalibration
+from calibbook.calibrators.bbq import BBQ
+from calibbook.calibrators.isotonic import IsotonicCalibration
 
 TARGET = 2.5  # BBQ fit / IsotonicCalibration fit at 1e6
 

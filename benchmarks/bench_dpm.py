@@ -26,7 +26,11 @@ from _timing import parse_args
 from bench_scaling import synthetic
 from numba import njit
 
-from calibbook.dpm import DPGaussianMixture1D, DPMCalibration, _quantile_responsibilities
+from calibbook.calibrators.dpm import (
+    DPGaussianMixture1D,
+    DPMCalibration,
+    _quantile_responsibilities,
+)
 
 TARGET_S = {100_000: 0.5, 1_000_000: 5.0}  # issue 18: absolute fit-time targets
 BASELINE_MAX_N = 1_000_000  # above: the baseline is not run

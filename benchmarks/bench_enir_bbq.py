@@ -34,8 +34,8 @@ import json, sys, time
 import numpy as np
 sys.path.insert(0, sys.argv[3])
 from bench_scaling import synthetic
-from calibbook.enir import ENIR
-from calibbook.isotonic import IsotonicCalibration
+from calibbook.calibrators.enir import ENIR
+from calibbook.calibrators.isotonic import IsotonicCalibration
 
 def interleaved(funcs, repeats):
     for func in funcs:  # warm-up (numba loads its cache)
@@ -75,7 +75,7 @@ MEMORY = r"""
 import json, resource, sys
 sys.path.insert(0, sys.argv[2])
 from bench_scaling import synthetic
-from calibbook.enir import ENIR
+from calibbook.calibrators.enir import ENIR
 
 s, y = synthetic(int(float(sys.argv[1])))
 ENIR().fit(s, y).predict(s)

@@ -7,7 +7,7 @@ Prints median seconds and ratios; asserts nothing.
 import numpy as np
 from _timing import median_time, parse_args
 
-from calibbook.histogram_binning import HistogramBinning
+from calibbook.calibrators.histogram_binning import HistogramBinning
 
 
 def main():

@@ -16,7 +16,7 @@ from _timing import interleaved, parse_args
 from bench_scaling import synthetic
 from sklearn.isotonic import IsotonicRegression
 
-from calibbook.isotonic import IsotonicCalibration
+from calibbook.calibrators.isotonic import IsotonicCalibration
 
 SORT_TARGET = 4.0  # fit / np.sort at 1e6 and 1e7
 SKLEARN_FIT_TARGET = 0.7

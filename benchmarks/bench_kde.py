@@ -23,7 +23,7 @@ from bench_scaling import synthetic
 from scipy.special import expit
 from sklearn.neighbors import KernelDensity
 
-from calibbook.kde import KDECalibration
+from calibbook.calibrators.kde import KDECalibration
 
 
 def sklearn_eq5(s, y, q, h):

@@ -18,8 +18,8 @@ import platform
 from _timing import interleaved, parse_args
 from bench_scaling import synthetic
 
-from calibbook.bbq import BBQ
-from calibbook.enir import ENIR
+from calibbook.calibrators.bbq import BBQ
+from calibbook.calibrators.enir import ENIR
 
 SIZES = {"ENIR": [1e3, 1e4], "BBQ": [1e3, 1e4, 1e5]}
 

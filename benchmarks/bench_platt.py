@@ -16,7 +16,7 @@ from _timing import interleaved, parse_args
 from bench_scaling import synthetic
 from frozen_platt import old_platt_fit
 
-from calibbook.platt import PlattScaling
+from calibbook.calibrators.platt import PlattScaling
 
 TARGET = 0.5  # fit / old fit at 1e6
 

@@ -16,7 +16,7 @@ import numpy as np
 from _timing import interleaved, parse_args
 from bench_scaling import synthetic
 
-from calibbook._smooth_ece import smooth_ece, smooth_reliability_curve
+from calibbook.metrics._smooth_ece import smooth_ece, smooth_reliability_curve
 
 TARGET_S = 0.5  # smooth ECE at 1e6, seconds
 

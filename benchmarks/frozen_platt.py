@@ -8,7 +8,7 @@ to 1e-10 and be faster. Kept as it was, so do not tidy it.
 import numpy as np
 from numba import njit
 
-from calibbook.platt import platt_targets
+from calibbook.calibrators.platt import platt_targets
 
 
 @njit(cache=True)

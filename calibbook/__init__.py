@@ -5,25 +5,46 @@ matplotlib behind them) load on first use of a name, so a command-line tool or a
 notebook pays only for what it touches.
 """
 
+import importlib.abc
+import importlib.util
+import sys
+import warnings
 from importlib import import_module
 
 __version__ = "0.1.0"
 
+_CALIBRATOR_MODULES = (
+    "histogram_binning",
+    "platt",
+    "isotonic",
+    "near_isotonic",
+    "enir",
+    "bbq",
+    "kde",
+    "dpm",
+)
+# 0.1 module paths -> 0.2 ones (see CHANGELOG.md)
+_MOVED = {m: f"calibbook.calibrators.{m}" for m in _CALIBRATOR_MODULES} | {
+    "calibrated_classifier": "calibbook.meta.calibrated_classifier",
+    "probing": "calibbook.meta.probing",
+    "guide": "calibbook.experiments.guide",
+}
+
 # public name -> submodule that defines it
 _LAZY = {
     "BaseCalibrator": "calibbook.base",
-    "HistogramBinning": "calibbook.histogram_binning",
-    "PlattScaling": "calibbook.platt",
-    "TemperatureScaling": "calibbook.platt",
-    "IsotonicCalibration": "calibbook.isotonic",
-    "CalibratedClassifier": "calibbook.calibrated_classifier",
-    "NearIsotonicRegression": "calibbook.near_isotonic",
-    "near_isotonic_path": "calibbook.near_isotonic",
-    "ENIR": "calibbook.enir",
-    "BBQ": "calibbook.bbq",
-    "KDECalibration": "calibbook.kde",
-    "DPMCalibration": "calibbook.dpm",
-    "ProbingClassifier": "calibbook.probing",
+    "HistogramBinning": "calibbook.calibrators.histogram_binning",
+    "PlattScaling": "calibbook.calibrators.platt",
+    "TemperatureScaling": "calibbook.calibrators.platt",
+    "IsotonicCalibration": "calibbook.calibrators.isotonic",
+    "CalibratedClassifier": "calibbook.meta.calibrated_classifier",
+    "NearIsotonicRegression": "calibbook.calibrators.near_isotonic",
+    "near_isotonic_path": "calibbook.calibrators.near_isotonic",
+    "ENIR": "calibbook.calibrators.enir",
+    "BBQ": "calibbook.calibrators.bbq",
+    "KDECalibration": "calibbook.calibrators.kde",
+    "DPMCalibration": "calibbook.calibrators.dpm",
+    "ProbingClassifier": "calibbook.meta.probing",
     "calibration_report": "calibbook.metrics",
     "expected_calibration_error": "calibbook.metrics",
     "maximum_calibration_error": "calibbook.metrics",
@@ -42,26 +63,25 @@ _LAZY = {
     "load_benchmark": "calibbook.datasets",
     "benchmark_names": "calibbook.datasets",
 }
+# subpackages and public modules reachable as attributes of the package
 _SUBMODULES = {
     "base",
+    "registry",
+    "calibrators",
+    "meta",
     "metrics",
     "plotting",
     "datasets",
-    "histogram_binning",
-    "platt",
-    "isotonic",
-    "calibrated_classifier",
-    "near_isotonic",
-    "enir",
-    "bbq",
-    "kde",
-    "dpm",
-    "probing",
-    "experiments",
-    "guide",
     "distributed",
-    "registry",
+    "experiments",
 }
+# every public module, for the API reference (its test checks each one is documented)
+_PUBLIC_MODULES = sorted(
+    {"base", "registry", "metrics", "plotting", "datasets", "distributed", "experiments"}
+    | {f"calibrators.{m}" for m in _CALIBRATOR_MODULES}
+    | {"meta.calibrated_classifier", "meta.probing"}
+    | {"experiments.guide", "experiments.estimator_study"}
+)
 
 __all__ = sorted(_LAZY) + sorted(_SUBMODULES)
 
@@ -71,8 +91,41 @@ def __getattr__(name):
         return import_module(f"calibbook.{name}")
     if name in _LAZY:
         return getattr(import_module(_LAZY[name]), name)
+    if name in _MOVED:
+        return _import_moved(name)
     raise AttributeError(f"module 'calibbook' has no attribute {name!r}")
 
 
 def __dir__():
     return __all__
+
+
+def _import_moved(old):
+    """The module at its new path, with a warning naming it (old paths work until 0.3)."""
+    new = _MOVED[old]
+    warnings.warn(
+        f"calibbook.{old} moved to {new} in calibbook 0.2; the old path goes in 0.3. "
+        "Import public names from calibbook itself (from calibbook import ENIR).",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return import_module(new)
+
+
+class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Lets ``import calibbook.platt`` (a 0.1 path) load ``calibbook.calibrators.platt``."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        prefix, _, old = fullname.partition(".")
+        if prefix == "calibbook" and old in _MOVED:
+            return importlib.util.spec_from_loader(fullname, self)
+        return None
+
+    def create_module(self, spec):
+        return _import_moved(spec.name.partition(".")[2])
+
+    def exec_module(self, module):
+        pass
+
+
+sys.meta_path.append(_MovedModuleFinder())

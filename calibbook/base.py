@@ -23,9 +23,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._maths import clipped_logit
-from ._params import validate_parameters
-from ._validation import (
+from calibbook._utils.maths import clipped_logit
+from calibbook._utils.params import validate_parameters
+from calibbook._utils.validation import (
     check_binary_labels,
     check_consistent_length,
     check_fit_input,

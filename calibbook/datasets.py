@@ -33,8 +33,8 @@ from typing import Callable
 
 import numpy as np
 
-from ._params import Integral, Interval, Real, check_parameter
-from ._validation import check_option
+from calibbook._utils.params import Integral, Interval, Real, check_parameter
+from calibbook._utils.validation import check_option
 
 __all__ = [
     "make_circular",

@@ -20,8 +20,8 @@ from functools import partial
 
 import numpy as np
 
-from ._params import Integral, Interval, Real, check_parameter
-from ._validation import (
+from calibbook._utils.params import Integral, Interval, Real, check_parameter
+from calibbook._utils.validation import (
     check_consistent_length,
     check_finite,
     check_weight_values,

@@ -8,11 +8,11 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ._consistency_bands import _check_band_parameters
-from ._consistency_bands import consistency_bands as _consistency_bands
-from ._params import check_parameter
-from .experiments.statistics import nemenyi_critical_difference
-from .metrics import reliability_curve
+from calibbook._utils.params import check_parameter
+from calibbook.experiments.statistics import nemenyi_critical_difference
+from calibbook.metrics import reliability_curve
+from calibbook.metrics._consistency_bands import _check_band_parameters
+from calibbook.metrics._consistency_bands import consistency_bands as _consistency_bands
 
 __all__ = [
     "STYLE",

@@ -165,7 +165,7 @@ def calibrator_entry(name):
 
 
 class RegisteredName:
-    """A parameter constraint (see ``calibbook._params``): a name :func:`calibrator_entry` knows."""
+    """A parameter constraint (in ``_utils.params``): a name :func:`calibrator_entry` knows."""
 
     def is_satisfied_by(self, value):
         try:

@@ -8,12 +8,12 @@ some with both labels.
 import numpy as np
 import pytest
 
-from calibbook.bbq import BBQ
-from calibbook.enir import ENIR
-from calibbook.histogram_binning import HistogramBinning
-from calibbook.isotonic import IsotonicCalibration
-from calibbook.near_isotonic import NearIsotonicRegression
-from calibbook.platt import PlattScaling
+from calibbook.calibrators.bbq import BBQ
+from calibbook.calibrators.enir import ENIR
+from calibbook.calibrators.histogram_binning import HistogramBinning
+from calibbook.calibrators.isotonic import IsotonicCalibration
+from calibbook.calibrators.near_isotonic import NearIsotonicRegression
+from calibbook.calibrators.platt import PlattScaling
 
 METHODS = {
     "isotonic": IsotonicCalibration,
@@ -58,8 +58,8 @@ def test_kde_and_dpm_on_aggregated_rows(seed):
     changes: the fits then agree only to binned_tol. DPM: tied rows start in the same component
     and keep equal responsibilities, so the weighted coordinate ascent has the same iterates.
     """
-    from calibbook.dpm import DPMCalibration
-    from calibbook.kde import KDECalibration
+    from calibbook.calibrators.dpm import DPMCalibration
+    from calibbook.calibrators.kde import KDECalibration
 
     rng = np.random.default_rng(seed)
     n = 4000
@@ -184,8 +184,8 @@ _OLD_BBQ = []
 def _old_bbq_fit(s, y, w, strength, clip, prune, prune_alpha):
     """Frozen copy of ``BBQ._fit`` before the sweep (runs from the old ``sorted_runs``)."""
     from calibbook._kernels.aggregate import merge_sorted_runs, weighted_runs
-    from calibbook._model_averaging import pruning_alpha, relative_likelihoods
-    from calibbook.bbq import _bin_range
+    from calibbook.calibrators._model_averaging import pruning_alpha, relative_likelihoods
+    from calibbook.calibrators.bbq import _bin_range
 
     if not _OLD_BBQ:
         _OLD_BBQ.extend(_old_bbq_kernels())

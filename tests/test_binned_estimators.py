@@ -10,13 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate
 
-from calibbook._binned_estimators import debiased_calibration_error, ece_sweep
 from calibbook._kernels.binned_estimators import _violates_all, _violates_near_descents
+from calibbook.metrics._binned_estimators import debiased_calibration_error, ece_sweep
 
 
 # ---------------------------------------------------------------- brute force
 def brute_bins(p, w, n_bins, strategy):
-    """Bin of every sample from the definitions of calibbook._binning, O(N^2)."""
+    """Bin of every sample from the definitions of calibbook._utils.binning, O(N^2)."""
     ids = np.empty(len(p), dtype=int)
     if strategy == "uniform":
         inner = np.linspace(0.0, 1.0, n_bins + 1)[1:-1]  # bin = edges at or below p
@@ -202,8 +202,8 @@ def test_sweep_checks_agree_on_every_number_of_bins(equal_mass):
 
 
 def reference_sweep_numpy(y, p, strategy):
-    """Sweep through calibbook._binning for every b (vectorised per b, O(N) each)."""
-    from calibbook._binning import assign_bins, bin_edges, bin_statistics
+    """Sweep through calibbook._utils.binning for every b (vectorised per b, O(N) each)."""
+    from calibbook._utils.binning import assign_bins, bin_edges, bin_statistics
 
     w = np.ones_like(p)
     best = 1

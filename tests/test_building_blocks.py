@@ -7,10 +7,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.isotonic import IsotonicRegression
 
-from calibbook.bbq import bbq_bin_range
-from calibbook.dpm import quantile_responsibilities
-from calibbook.histogram_binning import auto_n_bins
-from calibbook.isotonic import pav_runs
+from calibbook.calibrators.bbq import bbq_bin_range
+from calibbook.calibrators.dpm import quantile_responsibilities
+from calibbook.calibrators.histogram_binning import auto_n_bins
+from calibbook.calibrators.isotonic import pav_runs
 
 
 @settings(max_examples=60, deadline=None)

@@ -12,8 +12,8 @@ from sklearn.svm import LinearSVC
 from sklearn.utils.estimator_checks import check_estimator
 
 from calibbook import ENIR
-from calibbook.calibrated_classifier import CalibratedClassifier
-from calibbook.isotonic import IsotonicCalibration
+from calibbook.calibrators.isotonic import IsotonicCalibration
+from calibbook.meta.calibrated_classifier import CalibratedClassifier
 from calibbook.registry import calibrator_names
 
 from .test_temperature import SKLEARN_HAS_TEMPERATURE

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import optimize, stats
 
-from calibbook._calibration_tests import (
+from calibbook.metrics._calibration_tests import (
     calibration_intercept_slope,
     hosmer_lemeshow_test,
     spiegelhalter_test,

@@ -1,4 +1,4 @@
-"""The scikit-learn private helpers of calibbook._compat still exist and behave as we use them.
+"""The scikit-learn private helpers of calibbook._utils.compat exist and behave as we use them.
 
 They are private in scikit-learn, so a release may move or change them; this test is where
 that shows, with the helper's name, instead of a failure deep inside a fit.
@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 
-from calibbook import _compat
+from calibbook._utils import compat as _compat
 
 
 def test_safe_indexing_takes_rows_of_arrays_frames_lists_and_sparse():

@@ -9,13 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from calibbook._binning import uniform_edges
-from calibbook._consistency_bands import (
+from calibbook._utils.binning import uniform_edges
+from calibbook.metrics import reliability_curve
+from calibbook.metrics._consistency_bands import (
     _distinct_positions,
     _resampled_positives,
     consistency_bands,
 )
-from calibbook.metrics import reliability_curve
 
 
 # ---------------------------------------------------------------- references, written plainly

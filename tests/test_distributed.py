@@ -16,13 +16,13 @@ pd = pytest.importorskip("pandas")
 
 from sklearn.exceptions import NotFittedError  # noqa: E402
 
-from calibbook.bbq import BBQ  # noqa: E402
+from calibbook.calibrators.bbq import BBQ  # noqa: E402
+from calibbook.calibrators.enir import ENIR  # noqa: E402
+from calibbook.calibrators.histogram_binning import HistogramBinning  # noqa: E402
+from calibbook.calibrators.isotonic import IsotonicCalibration  # noqa: E402
+from calibbook.calibrators.near_isotonic import NearIsotonicRegression  # noqa: E402
+from calibbook.calibrators.platt import PlattScaling  # noqa: E402
 from calibbook.distributed import ScoreGrid, aggregate, fit_distributed, predict_distributed  # noqa: E402
-from calibbook.enir import ENIR  # noqa: E402
-from calibbook.histogram_binning import HistogramBinning  # noqa: E402
-from calibbook.isotonic import IsotonicCalibration  # noqa: E402
-from calibbook.near_isotonic import NearIsotonicRegression  # noqa: E402
-from calibbook.platt import PlattScaling  # noqa: E402
 
 METHODS = {
     "isotonic": IsotonicCalibration,

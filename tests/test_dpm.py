@@ -12,7 +12,7 @@ from sklearn.base import clone
 from sklearn.mixture import BayesianGaussianMixture
 
 from calibbook._kernels.dpm import digamma
-from calibbook.dpm import DPGaussianMixture1D, DPMCalibration, quantile_responsibilities
+from calibbook.calibrators.dpm import DPGaussianMixture1D, DPMCalibration, quantile_responsibilities
 
 from .contract import check_calibrator_contract
 
@@ -430,7 +430,7 @@ def test_summary_is_not_used_below_its_threshold():
 
 @pytest.mark.parametrize("case", list(summary_cases()))
 def test_summary_groups_partition_the_sorted_scores(case):
-    from calibbook.dpm import _merge_ties, _summary
+    from calibbook.calibrators.dpm import _merge_ties, _summary
 
     x = summary_cases()[case]
     w = np.random.default_rng(2).uniform(0.5, 2.0, size=x.size)

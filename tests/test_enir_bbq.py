@@ -7,9 +7,9 @@ from hypothesis import strategies as st
 from numba import njit
 from scipy.special import gammaln
 
-from calibbook.bbq import BBQ, bbq_bin_range
-from calibbook.enir import ENIR, elbow_keep, information_criterion
-from calibbook.near_isotonic import near_isotonic_path
+from calibbook.calibrators.bbq import BBQ, bbq_bin_range
+from calibbook.calibrators.enir import ENIR, elbow_keep, information_criterion
+from calibbook.calibrators.near_isotonic import near_isotonic_path
 
 from .contract import check_calibrator_contract
 
@@ -125,7 +125,7 @@ def test_bbq_equals_brute_force(seed):
 
 
 def test_enir_recovers_a_non_monotone_map_where_isotonic_cannot():
-    from calibbook.isotonic import IsotonicCalibration
+    from calibbook.calibrators.isotonic import IsotonicCalibration
 
     rng = np.random.default_rng(0)
     s = rng.uniform(size=4000)
@@ -277,7 +277,7 @@ def test_bbq_rounding_never_changes_a_training_prediction(n, steps, data):
 
 
 def test_ensembles_share_one_model_averaging_module():
-    from calibbook import _model_averaging, bbq, enir
+    from calibbook.calibrators import _model_averaging, bbq, enir
 
     for name in ("relative_likelihoods", "pruning_alpha", "check_pruning"):
         assert getattr(bbq, name) is getattr(_model_averaging, name)
@@ -348,7 +348,7 @@ def test_predict_is_the_interpolation_through_every_run(seed, interpolation):
     # predict looks up one knot per end of each stretch of equal averaged values, with
     # the slope of each interval precomputed; that is the map through every run score
     # with its averaged value (the step map bit for bit; the linear one to rounding)
-    from calibbook.near_isotonic import interpolate_runs
+    from calibbook.calibrators.near_isotonic import interpolate_runs
 
     s, y, w = random_case(seed, n_max=400) if seed % 2 else scaling_case(5000, seed)[:3]
     cal = ENIR(interpolation=interpolation).fit(s, y, sample_weight=w)
@@ -752,8 +752,8 @@ def _old_score_path_models(weights, sums, events, event_model, model_lam, criter
 
 def old_enir(s, y, w=None, criterion="bic", prune=None, prune_alpha=None):
     """Today's fit before issue 18: (predict function, lambdas, df, scores, weights, run values)."""
-    from calibbook._binning import sorted_runs
-    from calibbook._model_averaging import pruning_alpha, relative_likelihoods
+    from calibbook._utils.binning import sorted_runs
+    from calibbook.calibrators._model_averaging import pruning_alpha, relative_likelihoods
 
     values, weights, positives = sorted_runs(s, y, w)
     events = _old_near_isotonic_path(weights, positives)

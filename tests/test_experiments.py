@@ -10,9 +10,9 @@ from sklearn.base import BaseEstimator
 
 from calibbook import experiments as ex
 from calibbook import registry
+from calibbook.calibrators.isotonic import IsotonicCalibration
+from calibbook.calibrators.platt import PlattScaling
 from calibbook.experiments import _cache, protocols, statistics, tables
-from calibbook.isotonic import IsotonicCalibration
-from calibbook.platt import PlattScaling
 
 
 # ---------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The decision guide's rules (calibbook.guide), and the guide page against the committed data."""
+"""The decision guide's rules (calibbook.experiments.guide), and its page against the data."""
 
 import json
 from pathlib import Path
@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 from calibbook import experiments as ex
-from calibbook.guide import auc_changes, leading_group, recommendations
+from calibbook.experiments.guide import auc_changes, leading_group, recommendations
 
 ROOT = Path(__file__).resolve().parent.parent
 COLUMNS = ["dataset", "classifier", "method", "measure", "value"]
@@ -117,7 +117,7 @@ def test_the_guide_page_shows_what_the_data_imply():
     # The page's recommendations are glued from the computation when the notebook runs; if
     # data/comparison_full.csv or data/speed_scaling.csv changed and the page was not
     # re-executed, its stored recommendations would be stale. Recompute them from the files.
-    from calibbook.guide import book_recommendations
+    from calibbook.experiments.guide import book_recommendations
 
     from .test_glue import glued_values
 

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from calibbook.histogram_binning import HistogramBinning, auto_n_bins
+from calibbook.calibrators.histogram_binning import HistogramBinning, auto_n_bins
 
 from .contract import check_calibrator_contract
 

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.isotonic import IsotonicRegression
 
-from calibbook.isotonic import IsotonicCalibration
+from calibbook.calibrators.isotonic import IsotonicCalibration
 
 from .contract import check_calibrator_contract
 
@@ -179,7 +179,7 @@ def _fused_case(rng, kind, n):
 @pytest.mark.parametrize("kind", ["distinct", "ties", "signed zeros", "rounded"])
 @pytest.mark.parametrize("seed", range(25))
 def test_fused_fit_equals_the_old_steps_bit_for_bit(kind, seed):
-    from calibbook._binning import sorted_runs
+    from calibbook._utils.binning import sorted_runs
 
     rng = np.random.default_rng(seed)
     s, y = _fused_case(rng, kind, int(rng.integers(2, 3000)))

@@ -7,7 +7,12 @@ from hypothesis import strategies as st
 from scipy import integrate
 from sklearn.base import clone
 
-from calibbook.kde import EQUIVALENT_BANDWIDTH_FACTORS, KERNELS, KDECalibration, bandwidth_rule
+from calibbook.calibrators.kde import (
+    EQUIVALENT_BANDWIDTH_FACTORS,
+    KERNELS,
+    KDECalibration,
+    bandwidth_rule,
+)
 
 from .contract import check_calibrator_contract
 

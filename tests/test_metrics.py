@@ -117,7 +117,7 @@ def test_quantile_bins_never_split_ties(data, n_bins):
     for lo, hi in zip(curve["bin_lower"], curve["bin_upper"]):
         inside = p[(p >= lo) & ((p < hi) | (hi == p.max()))]
         ranges.append(np.unique(inside))
-    from calibbook._binning import assign_bins, bin_edges
+    from calibbook._utils.binning import assign_bins, bin_edges
 
     ids = assign_bins(p, bin_edges(p, w, n_bins, "quantile"))
     for value in np.unique(p):

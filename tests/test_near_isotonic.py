@@ -7,7 +7,11 @@ from hypothesis import strategies as st
 from numba import njit
 from sklearn.isotonic import IsotonicRegression
 
-from calibbook.near_isotonic import NearIsotonicPath, NearIsotonicRegression, near_isotonic_path
+from calibbook.calibrators.near_isotonic import (
+    NearIsotonicPath,
+    NearIsotonicRegression,
+    near_isotonic_path,
+)
 
 from .test_enir_bbq import _old_group_events, _old_near_isotonic_path, _old_path_models
 

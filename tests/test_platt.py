@@ -7,7 +7,7 @@ import pytest
 from scipy.optimize import minimize
 
 from benchmarks.frozen_platt import old_platt_fit
-from calibbook.platt import PlattScaling, platt_targets
+from calibbook.calibrators.platt import PlattScaling, platt_targets
 
 from .contract import check_calibrator_contract
 

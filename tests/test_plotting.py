@@ -134,7 +134,7 @@ def _bands_drawn(ax):
 
 @pytest.mark.parametrize("strategy, weighted", [("uniform", False), ("quantile", True)])
 def test_consistency_bands_are_drawn_with_their_values(data, strategy, weighted):
-    from calibbook._consistency_bands import consistency_bands
+    from calibbook.metrics._consistency_bands import consistency_bands
 
     y, p = data
     w = np.random.default_rng(1).integers(1, 4, p.size).astype(float) if weighted else None

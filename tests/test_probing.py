@@ -13,7 +13,7 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import check_estimator
 
-from calibbook.probing import (
+from calibbook.meta.probing import (
     ProbingClassifier,
     binary_entropy,
     costing_sample,

@@ -82,7 +82,7 @@ def _unique_scripts(app, pagename, templatename, context, doctree):
 def _resolve_lazy_alias(app, env, node, contnode):
     # The names calibbook exports lazily (calibbook._LAZY) are documented once, at the
     # top-level path (calibbook.ENIR). A docstring may name the defining module instead
-    # (calibbook.enir.ENIR): send such a reference to the same page.
+    # (calibbook.calibrators.enir.ENIR): send such a reference to the same page.
     target = node.get("reftarget", "")
     parts = target.split(".")
     if node.get("refdomain") != "py" or len(parts) != 3 or parts[0] != "calibbook":

@@ -27,7 +27,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .binning import midpoint
+from calibbook._kernels.binning import midpoint
 
 # the state of a binning in the sweep, one row (cache line) per binning
 _RUN, _CUT, _BELOW, _POS, _SCORE, _N0, _LG0, _N1, _LG1 = range(9)

@@ -9,7 +9,7 @@ never revisits the rows.
 import numpy as np
 from numba import njit
 
-from .binning import bin_index
+from calibbook._kernels.binning import bin_index
 
 
 @njit(cache=True)
@@ -37,7 +37,7 @@ def binned_sums(values, labels, weights, edges):
 def _threshold(k, n_bins, total, equal_mass):
     """Position of the k-th inner edge: ``k W / b`` of the weight, or the value ``k / b``.
 
-    The same float expressions as ``calibbook._binning`` (``k * total / n_bins`` in
+    The same float expressions as ``calibbook._utils.binning`` (``k * total / n_bins`` in
     ``equal_frequency_bins``; ``np.linspace(0, 1, b + 1)[k]``, which is ``k * (1 / b)``).
     """
     if equal_mass:
@@ -203,7 +203,7 @@ def monotone_sweep(values, weights, positives, equal_mass):
 
     Runs: strictly increasing ``values`` with positive total ``weights`` and positive
     weight ``positives``. Bins are equal-mass (``equal_mass``) or equal-width, with
-    the edges of ``calibbook._binning``. The sweep stops at the first b whose
+    the edges of ``calibbook._utils.binning``. The sweep stops at the first b whose
     non-empty bins have a strictly decreasing observed frequency and returns the
     b before it (1 if already b = 2 breaks); it tries at most as many bins as there
     are runs. Returns ``(b, starts)``: the bins' first runs at that b, ``starts[b]``

@@ -8,7 +8,7 @@ Spiegelhalter z-test and the per-group sums of the Hosmer-Lemeshow test.
 import numpy as np
 from numba import njit
 
-from .binning import equal_frequency_bins
+from calibbook._kernels.binning import equal_frequency_bins
 
 
 @njit(cache=True)
@@ -34,7 +34,7 @@ def weighted_groups(values, run_weights, run_positives, n_groups):
     """Total weight, observed positives and expected positives of equal-weight groups.
 
     The input are the sorted runs of equal predictions (value, total weight,
-    positive weight) of ``calibbook._binning.sorted_runs``, grouped as the
+    positive weight) of ``calibbook._utils.binning.sorted_runs``, grouped as the
     ``"quantile"`` bins group them (``equal_frequency_bins``: no run is split).
     Within a run the prediction is constant, so the run adds value * weight to
     the expected count. The three sums visit the runs in the same order: a group
@@ -54,7 +54,7 @@ def sorted_group_sums(sorted_values, edges):
     """Sum of the sorted values in each group [edges[k - 1], edges[k]) (one pass).
 
     A value v belongs to group ``searchsorted(edges, v, side="right")``, as in
-    ``calibbook._binning.assign_bins``; ``edges`` are non-decreasing (+inf allowed).
+    ``calibbook._utils.binning.assign_bins``; ``edges`` are non-decreasing (+inf allowed).
     """
     n_edges = edges.shape[0]
     sums = np.zeros(n_edges + 1)

@@ -3,7 +3,7 @@
 import numpy as np
 from numba import njit
 
-from .binning import bin_index
+from calibbook._kernels.binning import bin_index
 
 
 @njit(cache=True)

@@ -38,7 +38,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
-from .binning import bin_index
+from calibbook._kernels.binning import bin_index
 
 # A radix heap (Ahuja, Mehlhorn, Orlin & Tarjan 1990) holds the merge times. It needs
 # keys that never fall below the last minimum taken out, which holds here: lambda only grows.

@@ -47,9 +47,9 @@ FIT_TIME = "FitTime"
 
 # The layers import the measures above from this package, so they come after them.
 # estimator_study keeps its names to itself (F401)
-from . import estimator_study, protocols, statistics, tables  # noqa: E402, F401
-from .protocols import *  # noqa: E402, F403
-from .statistics import *  # noqa: E402, F403
-from .tables import *  # noqa: E402, F403
+from calibbook.experiments import estimator_study, protocols, statistics, tables  # noqa: E402, F401
+from calibbook.experiments.protocols import *  # noqa: E402, F403
+from calibbook.experiments.statistics import *  # noqa: E402, F403
+from calibbook.experiments.tables import *  # noqa: E402, F403
 
 __all__ = ["MEASURES", "HIGHER_IS_BETTER", *protocols.__all__, *statistics.__all__, *tables.__all__]

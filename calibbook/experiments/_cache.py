@@ -53,7 +53,7 @@ def software_versions():
     import scipy
     import sklearn
 
-    from .. import __version__
+    from calibbook import __version__
 
     return {"calibbook": __version__, "numpy": np.__version__, "scipy": scipy.__version__,
             "sklearn": sklearn.__version__, "numba": numba.__version__}

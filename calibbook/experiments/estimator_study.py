@@ -706,7 +706,7 @@ def _rng(seed, name, n, rep):
 def _replicate(f, density, n, rng, bin_counts, debiased_bins, band_bins, band_level,
                n_resamples):
     """One replication: (estimator, kind, value, sweep bins) for every estimator and test."""
-    from .. import metrics as m
+    from calibbook import metrics as m
 
     p, y = draw_sample(f, density, n, rng)
     out = []

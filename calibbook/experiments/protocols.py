@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..registry import calibrator_entry, registered
-from . import FIT_TIME, MEASURES, _cache
+from calibbook.experiments import FIT_TIME, MEASURES, _cache
+from calibbook.registry import calibrator_entry, registered
 
 __all__ = [
     "base_classifiers",
@@ -281,14 +281,14 @@ def classifier_scores(estimator, X):
     """
     if hasattr(estimator, "predict_proba"):
         return np.asarray(estimator.predict_proba(X))[:, 1].astype(np.float64)
-    from .._maths import expit  # imports scipy: on first use only
+    from calibbook._utils.maths import expit  # imports scipy: on first use only
 
     return expit(np.asarray(estimator.decision_function(X), dtype=np.float64))
 
 
 def _as_datasets(datasets):
     """Normalise the ``datasets`` argument to a list of (name, loader)."""
-    from ..datasets import load_benchmark
+    from calibbook.datasets import load_benchmark
 
     if isinstance(datasets, tuple) and len(datasets) == 2 and not isinstance(datasets[0], str):
         datasets = {"data": datasets}
@@ -329,7 +329,7 @@ def _evaluate_split(X, y, train, test, clf, calibrators, calib_size, seed, n_bin
     from sklearn.base import clone
     from sklearn.model_selection import train_test_split
 
-    from ..metrics import (
+    from calibbook.metrics import (
         calibration_report,
         debiased_calibration_error,
         expected_calibration_error,

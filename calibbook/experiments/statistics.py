@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import HIGHER_IS_BETTER
+from calibbook.experiments import HIGHER_IS_BETTER
 
 __all__ = [
     "dataset_means",

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import FIT_TIME
-from .statistics import average_ranks, dataset_means, friedman_test, holm_test
+from calibbook.experiments import FIT_TIME
+from calibbook.experiments.statistics import average_ranks, dataset_means, friedman_test, holm_test
 
 __all__ = ["rank_table", "format_rank_table", "improvement_ci", "fit_time_table", "fold_summary"]
 

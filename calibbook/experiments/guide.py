@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .experiments import average_ranks, dataset_means, friedman_test, holm_test
+from calibbook.experiments import average_ranks, dataset_means, friedman_test, holm_test
 
 __all__ = [
     "LeadingGroup",
@@ -55,7 +55,7 @@ class LeadingGroup:
 
     Examples
     --------
-    >>> from calibbook.guide import LeadingGroup
+    >>> from calibbook.experiments.guide import LeadingGroup
     >>> LeadingGroup.__name__
     'LeadingGroup'
     """
@@ -119,7 +119,7 @@ def leading_group(summary, classifier, measure, methods, *, datasets=None, alpha
     Examples
     --------
     >>> import pandas as pd
-    >>> from calibbook.guide import leading_group
+    >>> from calibbook.experiments.guide import leading_group
     >>> rows = [(f"d{i}", "LR", m, "RMSE", v + 0.01 * i) for i in range(12)
     ...         for m, v in [("A", 0.1), ("B", 0.2), ("C", 0.3)]]
     >>> summary = pd.DataFrame(
@@ -177,7 +177,7 @@ def auc_changes(summary, methods, *, tol=1e-9):
     Examples
     --------
     >>> import pandas as pd
-    >>> from calibbook.guide import auc_changes
+    >>> from calibbook.experiments.guide import auc_changes
     >>> rows = [("d", "LR", "raw", "AUC", 0.8), ("d", "LR", "A", "AUC", 0.8),
     ...         ("d", "LR", "B", "AUC", 0.75)]
     >>> summary = pd.DataFrame(
@@ -260,7 +260,7 @@ def recommendations(
     Examples
     --------
     >>> import pandas as pd
-    >>> from calibbook.guide import recommendations
+    >>> from calibbook.experiments.guide import recommendations
     >>> rows = [(f"d{i}", "LR", m, meas, v + 0.01 * i) for i in range(12)
     ...         for m, v in [("A", 0.1), ("B", 0.2), ("raw", 0.3)]
     ...         for meas in ("RMSE", "ECE", "AUC")]
@@ -350,7 +350,7 @@ def book_recommendations(comparison_csv, speed_csv, *, small=1000, alpha=0.05):
     --------
     >>> from pathlib import Path
     >>> import calibbook
-    >>> from calibbook.guide import book_recommendations
+    >>> from calibbook.experiments.guide import book_recommendations
     >>> data = Path(calibbook.__file__).resolve().parents[1] / "data"
     >>> recs = book_recommendations(  # doctest: +SKIP
     ...     data / "comparison_full.csv", data / "speed_scaling.csv"
@@ -361,8 +361,8 @@ def book_recommendations(comparison_csv, speed_csv, *, small=1000, alpha=0.05):
     """
     import pandas as pd
 
-    from .datasets import benchmark_table
-    from .experiments import recommended_calibrators
+    from calibbook.datasets import benchmark_table
+    from calibbook.experiments import recommended_calibrators
 
     full = pd.read_csv(comparison_csv)
     speed = pd.read_csv(speed_csv).set_index(["method", "n"])

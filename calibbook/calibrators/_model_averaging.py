@@ -4,12 +4,12 @@ Both ensembles score a family of step maps (ENIR: the models of the near-isotoni
 path; BBQ: equal-frequency binnings), turn the scores into relative likelihoods and
 average the maps with those weights, optionally after pruning the weak models
 (:doc:`/book/05_near_isotonic_enir_bbq`). The public names are re-exported by
-:mod:`calibbook.enir`, where the API reference documents them.
+:mod:`calibbook.calibrators.enir`, where the API reference documents them.
 """
 
 import numpy as np
 
-from ._params import Interval, Options, Real, check_parameter
+from calibbook._utils.params import Interval, Options, Real, check_parameter
 
 __all__ = [
     "CRITERIA",
@@ -67,7 +67,7 @@ def information_criterion(loglik, df, n, criterion):
 
     Examples
     --------
-    >>> from calibbook.enir import information_criterion
+    >>> from calibbook.calibrators.enir import information_criterion
     >>> float(information_criterion(-10.0, 2, 100, "aic"))
     24.0
     >>> round(float(information_criterion(-10.0, 2, 100, "bic")), 4)
@@ -142,7 +142,7 @@ def elbow_keep(rel, alpha):
 
     Examples
     --------
-    >>> from calibbook.enir import elbow_keep
+    >>> from calibbook.calibrators.enir import elbow_keep
     >>> elbow_keep([1.0, 0.5, 0.01, 0.009, 0.0], 0.01).tolist()  # the drop after 0.01 is small
     [True, True, False, False, False]
     """
@@ -176,7 +176,7 @@ def relative_likelihoods(scores, prune=None, prune_alpha=None):
     ----------
     scores : array-like of shape (T,)
         Criterion value of each model (smaller is better), e.g. from
-        :func:`calibbook.enir.information_criterion`.
+        :func:`calibbook.calibrators.enir.information_criterion`.
     prune : {None, "window", "elbow"}, default=None
         No pruning, Occam's window, or the authors' elbow rule.
     prune_alpha : float or None, default=None
@@ -201,7 +201,7 @@ def relative_likelihoods(scores, prune=None, prune_alpha=None):
 
     Examples
     --------
-    >>> from calibbook.enir import relative_likelihoods
+    >>> from calibbook.calibrators.enir import relative_likelihoods
     >>> relative_likelihoods([10.0, 10.0, float("inf")]).tolist()
     [0.5, 0.5, 0.0]
     >>> relative_likelihoods([0.0, 2.0 * 3.0]).round(4).tolist()  # exp(-3) relative to the best

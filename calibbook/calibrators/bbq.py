@@ -2,15 +2,15 @@
 
 import numpy as np
 
-from ._binning import sorted_runs, split_sorted
-from ._model_averaging import (
+from calibbook._utils.binning import sorted_runs, split_sorted
+from calibbook._utils.params import Interval, Real, check_parameter
+from calibbook.base import BaseCalibrator
+from calibbook.calibrators._model_averaging import (
     PRUNING_CONSTRAINTS,
     check_pruning,
     pruning_alpha,
     relative_likelihoods,
 )
-from ._params import Interval, Real, check_parameter
-from .base import BaseCalibrator
 
 __all__ = ["BBQ", "bbq_bin_range"]
 
@@ -44,7 +44,7 @@ def bbq_bin_range(n):
 
     Examples
     --------
-    >>> from calibbook.bbq import bbq_bin_range
+    >>> from calibbook.calibrators.bbq import bbq_bin_range
     >>> bbq_bin_range(1000)
     (1, 100)
     >>> bbq_bin_range(10**6)
@@ -90,7 +90,7 @@ class BBQ(BaseCalibrator):
     prune : {None, "elbow", "window"}, default=None
         Which binnings take part in the average. None: all of them, weighted by
         their marginal likelihoods (the paper's model averaging). ``"elbow"``: the
-        rule of the authors' reference code (:func:`calibbook.enir.elbow_keep`),
+        rule of the authors' reference code (:func:`calibbook.calibrators.enir.elbow_keep`),
         which keeps the best binnings up to the first small drop in relative
         likelihood. ``"window"``: Occam's window, binnings whose likelihood relative
         to the best is at least ``prune_alpha``.
@@ -169,7 +169,7 @@ class BBQ(BaseCalibrator):
         check_pruning(self.prune, self.prune_alpha)
 
     def _fit(self, scores, y, sample_weight):
-        from ._kernels.bbq import (
+        from calibbook._kernels.bbq import (
             bbq_average,
             bbq_collect,
             bbq_log_marginals,
@@ -202,6 +202,6 @@ class BBQ(BaseCalibrator):
         return self
 
     def _predict(self, scores):
-        from ._kernels.binning import bin_index
+        from calibbook._kernels.binning import bin_index
 
         return self.bin_estimates_[bin_index(self.bin_edges_, scores)]

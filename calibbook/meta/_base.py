@@ -12,8 +12,8 @@ from sklearn.utils import indexable
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from ._compat import num_features as _num_features
-from ._compat import num_samples as _num_samples
+from calibbook._utils.compat import num_features as _num_features
+from calibbook._utils.compat import num_samples as _num_samples
 
 
 class MetaClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):

@@ -22,10 +22,10 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import chdtrc, ndtr, ndtri
 
-from ._binning import sorted_runs
-from ._maths import clipped_logit
-from ._params import Integral, Interval, Real, check_parameter
-from ._validation import _check_both_classes, check_probability_input
+from calibbook._utils.binning import sorted_runs
+from calibbook._utils.maths import clipped_logit
+from calibbook._utils.params import Integral, Interval, Real, check_parameter
+from calibbook._utils.validation import _check_both_classes, check_probability_input
 
 __all__ = [
     "HosmerLemeshowResult",
@@ -102,7 +102,7 @@ def _check_not_separated(x, y, w):
     on both sides: min(x | y = 1) < max(x | y = 0) and min(x | y = 0) < max(x | y = 1).
     Rows of weight 0 are absent (``w`` empty: weights 1). Returns the range of x.
     """
-    from ._kernels.calibration_tests import class_ranges
+    from calibbook._kernels.calibration_tests import class_ranges
 
     min_pos, max_pos, min_neg, max_neg = class_ranges(x, y, w)
     if min_pos < max_neg and min_neg < max_pos:
@@ -129,7 +129,7 @@ def _offset_intercept(x, y, w, total):
     leaves the bracket is replaced by bisection (or by a doubling step while one
     side of the bracket is still open). Returns (a, information, converged).
     """
-    from ._kernels.platt import objective
+    from calibbook._kernels.platt import objective
 
     # Platt's parameterisation: P(y = 1) = 1 / (1 + exp(A x + B)) with A = -1, B = -a
     b, lo, hi = 0.0, -np.inf, np.inf
@@ -168,7 +168,7 @@ def _logistic_fit(x, y, w, total, x_range, big_a, big_b):
     gradient is below ``_GRAD_TOL`` times the total weight, or the step below
     rounding. Returns (A, B, h_AA, h_AB, h_BB, converged), the Hessian at the end.
     """
-    from ._kernels.platt import objective
+    from calibbook._kernels.platt import objective
 
     x_lo, x_hi = x_range
     fval, ga, gb, haa, hab, hbb = objective(x, y, w, 1.0, 0.0, big_a, big_b)
@@ -270,7 +270,7 @@ def calibration_intercept_slope(y_true, y_prob, *, level=0.95, sample_weight=Non
     -----
     Predictions of exactly 0 or 1 have an infinite logit. They are clipped to
     [``LOGIT_EPS``, 1 - ``LOGIT_EPS``] (``LOGIT_EPS`` = 1e-12, the convention of
-    ``calibbook._maths.clipped_logit``), so their logit is about +-27.6. Such a
+    ``calibbook._utils.maths.clipped_logit``), so their logit is about +-27.6. Such a
     prediction that turns out wrong weighs heavily on both fits, as it should: it
     is a certain prediction that failed.
 
@@ -403,7 +403,7 @@ def spiegelhalter_test(y_true, y_prob, *, sample_weight=None):
     By hand: the numerator is -0.12 - 0.08 - 0.12 - 0.08 = -0.4 and the variance
     0.0576 + 0.0576 + 0.0336 + 0.0096 = 0.1584, so Z = -0.4 / 0.398 = -1.005.
     """
-    from ._kernels.calibration_tests import spiegelhalter_sums
+    from calibbook._kernels.calibration_tests import spiegelhalter_sums
 
     y, p, w = check_probability_input(y_true, y_prob, sample_weight)
     num, var = spiegelhalter_sums(y, p, _unit_or(w, sample_weight))
@@ -428,8 +428,8 @@ def _hosmer_lemeshow_groups(y, p, w, n_groups):
     In both paths a group whose predictions are all 1 gets expected == total
     exactly (sums of ones, or of 1 * weight in the same order), and all 0 gives 0.
     """
-    from ._kernels.binning import equal_frequency_two_sorted, split_by_label
-    from ._kernels.calibration_tests import sorted_group_sums, weighted_groups
+    from calibbook._kernels.binning import equal_frequency_two_sorted, split_by_label
+    from calibbook._kernels.calibration_tests import sorted_group_sums, weighted_groups
 
     if w is not None:
         return weighted_groups(*sorted_runs(p, y, w), n_groups)
@@ -494,7 +494,7 @@ def hosmer_lemeshow_test(y_true, y_prob, *, n_groups=10, ddof=0, sample_weight=N
 
     Notes
     -----
-    *Groups.* The groups are the ``"quantile"`` bins of ``calibbook._binning``:
+    *Groups.* The groups are the ``"quantile"`` bins of ``calibbook._utils.binning``:
     equal total weight, and tied predictions are never split. Heavy ties can
     therefore leave some of the ``n_groups`` groups empty; empty groups are left
     out, and the degrees of freedom count only the groups that remain. So with

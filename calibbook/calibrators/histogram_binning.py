@@ -9,9 +9,9 @@ n_j negatives in the bin.
 
 import numpy as np
 
-from ._binning import STRATEGIES, equal_frequency_fit, uniform_step_edges
-from ._params import Integral, Interval, Options, Real
-from .base import BaseCalibrator
+from calibbook._utils.binning import STRATEGIES, equal_frequency_fit, uniform_step_edges
+from calibbook._utils.params import Integral, Interval, Options, Real
+from calibbook.base import BaseCalibrator
 
 __all__ = ["HistogramBinning", "auto_n_bins"]
 
@@ -45,7 +45,7 @@ def auto_n_bins(n_samples):
 
     Examples
     --------
-    >>> from calibbook.histogram_binning import auto_n_bins
+    >>> from calibbook.calibrators.histogram_binning import auto_n_bins
     >>> auto_n_bins(1000), auto_n_bins(10), auto_n_bins(0)
     (10, 2, 1)
     """
@@ -195,7 +195,7 @@ class HistogramBinning(BaseCalibrator):
                 scores, y, sample_weight, n_bins, cut_between=True
             )
         else:
-            from ._kernels.binning import uniform_bin_sums
+            from calibbook._kernels.binning import uniform_bin_sums
 
             if sample_weight is None:
                 sample_weight = np.ones_like(scores)
@@ -214,6 +214,6 @@ class HistogramBinning(BaseCalibrator):
         return self
 
     def _predict(self, scores):
-        from ._kernels.binning import bin_index
+        from calibbook._kernels.binning import bin_index
 
         return self.bin_estimates_[bin_index(self.bin_edges_, scores)]

@@ -11,10 +11,17 @@ the paper used; see :class:`DPGaussianMixture1D`.
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from ._maths import expit, weighted_mean_var
-from ._params import Integral, Interval, Options, Real, check_parameter, validate_parameters
-from ._validation import check_sample_weight, check_scores
-from .base import BaseCalibrator
+from calibbook._utils.maths import expit, weighted_mean_var
+from calibbook._utils.params import (
+    Integral,
+    Interval,
+    Options,
+    Real,
+    check_parameter,
+    validate_parameters,
+)
+from calibbook._utils.validation import check_sample_weight, check_scores
+from calibbook.base import BaseCalibrator
 
 __all__ = ["DPMCalibration", "DPGaussianMixture1D", "quantile_responsibilities"]
 
@@ -68,7 +75,7 @@ def quantile_responsibilities(x, w, n_components):
     Examples
     --------
     >>> import numpy as np
-    >>> from calibbook.dpm import quantile_responsibilities
+    >>> from calibbook.calibrators.dpm import quantile_responsibilities
     >>> quantile_responsibilities(np.array([0.1, 0.2, 0.8, 0.9]), np.ones(4), 2)
     array([[1., 0.],
            [1., 0.],
@@ -255,7 +262,7 @@ class DPGaussianMixture1D(BaseEstimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from calibbook.dpm import DPGaussianMixture1D
+    >>> from calibbook.calibrators.dpm import DPGaussianMixture1D
     >>> x = np.concatenate([np.full(50, -2.0), np.full(50, 2.0)]) + np.linspace(-0.1, 0.1, 100)
     >>> mix = DPGaussianMixture1D(n_components=5).fit(x, np.ones(100))
     >>> density = np.exp(mix.log_density(np.array([-2.0, 0.0, 2.0])))
@@ -351,7 +358,7 @@ class DPGaussianMixture1D(BaseEstimator):
         ValueError
             If a constructor parameter is invalid.
         """
-        from ._kernels import dpm as kernels
+        from calibbook._kernels import dpm as kernels
 
         validate_parameters(self)
         x = np.ascontiguousarray(x, dtype=np.float64)
@@ -403,7 +410,7 @@ class DPGaussianMixture1D(BaseEstimator):
         -------
         ndarray of shape (m,)
         """
-        from ._kernels.dpm import student_t_mixture_logpdf
+        from calibbook._kernels.dpm import student_t_mixture_logpdf
 
         scale2 = self.covariances_ * (1.0 + self.mean_precision_) / self.mean_precision_
         out = np.empty(x.shape[0])
@@ -421,7 +428,7 @@ class DPMCalibration(BaseCalibrator):
     :math:`\pi_t` are the weighted class frequencies and :math:`f_t` the
     posterior-predictive densities of a one-dimensional Dirichlet-process Gaussian
     mixture fitted to the scores of class t (see
-    :class:`calibbook.dpm.DPGaussianMixture1D`). :doc:`/book/06_density_calibration`
+    :class:`calibbook.calibrators.dpm.DPGaussianMixture1D`). :doc:`/book/06_density_calibration`
     derives the method and reruns the paper's experiment.
 
     Which calibrator suits your data and classifier: the decision guide,
@@ -448,7 +455,7 @@ class DPMCalibration(BaseCalibrator):
     summary_size : int or None, default=512
         With more than 16 * summary_size distinct scores in a class, the
         iterations run first on a summary of its scores, then on the scores
-        (see :class:`calibbook.dpm.DPGaussianMixture1D`); None: never.
+        (see :class:`calibbook.calibrators.dpm.DPGaussianMixture1D`); None: never.
     refine_iter : int, default=20
         Maximum iterations on a class's scores after a summary that ran out of
         iterations (after one that settled: ``max_iter``).
@@ -499,7 +506,7 @@ class DPMCalibration(BaseCalibrator):
     The variational approximation is scikit-learn's truncation of Blei &
     Jordan's stick-breaking (the last stick keeps a Beta(1 + N_K, gamma)
     posterior), not the accelerated variant of Kurihara, Welling & Vlassis that
-    the paper used (see :class:`calibbook.dpm.DPGaussianMixture1D`). The map is a
+    the paper used (see :class:`calibbook.calibrators.dpm.DPGaussianMixture1D`). The map is a
     ratio of two densities and is not monotone in general: it can follow a
     non-monotone calibration map, and it can change the AUC.
 

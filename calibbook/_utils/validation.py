@@ -7,7 +7,7 @@ float64 arrays and never check anything themselves.  Every failure is a
 
 import numpy as np
 
-from ._params import Integral, Interval, Options, check_parameter
+from calibbook._utils.params import Integral, Interval, Options, check_parameter
 
 
 def _as_1d_float(values, name):

@@ -33,7 +33,7 @@ def sorted_runs(scores, labels=None, weights=None):
     ``np.sort`` is several times faster than ``argsort``) and merged in one pass.
     Rows of zero weight are dropped: they are absent rows.
     """
-    from ._kernels.aggregate import (
+    from calibbook._kernels.aggregate import (
         merge_runs_with_sentinels,
         merge_sorted_runs,
         weighted_runs,
@@ -56,7 +56,7 @@ def split_sorted(scores, labels):
     are +inf (see ``_kernels.aggregate.split_with_sentinels``). The two parts are sorted
     in place, with the algorithm of ``np.sort`` on the same inputs as boolean masks give.
     """
-    from ._kernels.aggregate import split_with_sentinels
+    from calibbook._kernels.aggregate import split_with_sentinels
 
     buf, n_neg = split_with_sentinels(scores, labels)
     buf[:n_neg].sort()
@@ -66,7 +66,7 @@ def split_sorted(scores, labels):
 
 def equal_frequency(run_values, run_weights, run_positives, n_bins):
     """Equal-frequency bins over sorted runs: (inner edges, bin weights, bin positives)."""
-    from ._kernels.binning import equal_frequency_bins
+    from calibbook._kernels.binning import equal_frequency_bins
 
     starts, bin_weight, bin_positive = equal_frequency_bins(run_weights, run_positives, n_bins)
     edge_values = np.append(run_values, np.inf)  # a start past the last run means +inf
@@ -82,7 +82,7 @@ def equal_frequency_fit(scores, labels, weights, n_bins, *, cut_between=False):
     between it and the largest training score below it (:func:`midpoints_below`):
     the same rows fall in the same bins, and no edge sits on a training score.
     """
-    from ._kernels.binning import equal_frequency_two_sorted, split_by_label
+    from calibbook._kernels.binning import equal_frequency_two_sorted, split_by_label
 
     if weights is None:
         neg, pos = split_by_label(scores, labels)

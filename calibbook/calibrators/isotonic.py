@@ -2,10 +2,10 @@
 
 import numpy as np
 
-from ._binning import sorted_runs, split_sorted
-from ._params import Options
-from ._validation import check_sample_weight, check_scores
-from .base import BaseCalibrator
+from calibbook._utils.binning import sorted_runs, split_sorted
+from calibbook._utils.params import Options
+from calibbook._utils.validation import check_sample_weight, check_scores
+from calibbook.base import BaseCalibrator
 
 __all__ = ["IsotonicCalibration", "pav_runs"]
 
@@ -49,12 +49,12 @@ def pav_runs(weights, sums):
 
     Examples
     --------
-    >>> from calibbook.isotonic import pav_runs
+    >>> from calibbook.calibrators.isotonic import pav_runs
     >>> ends, w, s = pav_runs([1.0, 1.0, 1.0], [1.0, 0.0, 1.0])
     >>> ends.tolist(), (s / w).tolist()
     ([2, 3], [0.5, 1.0])
     """
-    from ._kernels.isotonic import pav_runs as kernel
+    from calibbook._kernels.isotonic import pav_runs as kernel
 
     sums = check_scores(sums, name="sums")
     weights = check_sample_weight(weights, sums.size, name="weights")
@@ -148,7 +148,7 @@ class IsotonicCalibration(BaseCalibrator):
         self.interpolation = interpolation
 
     def _fit(self, scores, y, sample_weight):
-        from ._kernels.isotonic import pav_runs, pav_two_sorted
+        from calibbook._kernels.isotonic import pav_runs, pav_two_sorted
 
         # a decreasing fit is an increasing one in -score
         s = scores if self.increasing else -scores
@@ -169,8 +169,8 @@ class IsotonicCalibration(BaseCalibrator):
         return self
 
     def _predict(self, scores):
-        from ._kernels.binning import bin_index
-        from ._kernels.isotonic import linear_values
+        from calibbook._kernels.binning import bin_index
+        from calibbook._kernels.isotonic import linear_values
 
         lo, hi = self.block_lower_[0], self.block_upper_[-1]
         if self.out_of_bounds == "raise" and (scores.min() < lo or scores.max() > hi):

@@ -5,9 +5,9 @@ import warnings
 import numpy as np
 from scipy.special import logsumexp, softmax
 
-from ._maths import expit
-from ._params import Integral, Interval
-from .base import BaseCalibrator
+from calibbook._utils.maths import expit
+from calibbook._utils.params import Integral, Interval
+from calibbook.base import BaseCalibrator
 
 __all__ = ["PlattScaling", "TemperatureScaling", "fit_inverse_temperature"]
 
@@ -86,7 +86,7 @@ class PlattScaling(BaseCalibrator):
         self.max_iter = max_iter
 
     def _fit(self, scores, y, sample_weight):
-        from ._kernels.platt import platt_newton
+        from calibbook._kernels.platt import platt_newton
 
         if sample_weight is None:  # weights 1: the kernel takes an empty array
             w = np.empty(0)
@@ -148,7 +148,7 @@ def fit_inverse_temperature(logits, labels, sample_weight=None):
     Examples
     --------
     >>> import numpy as np
-    >>> from calibbook.platt import fit_inverse_temperature
+    >>> from calibbook.calibrators.platt import fit_inverse_temperature
     >>> logits = np.array([[0.0, -4.0], [0.0, -1.0], [0.0, 1.0], [0.0, 2.0], [0.0, 4.0]])
     >>> beta = fit_inverse_temperature(logits, np.array([0, 1, 0, 1, 1]))
     >>> bool(0 < beta < 1)  # the logits were over-confident: T > 1

@@ -20,11 +20,11 @@ from sklearn.model_selection import LeaveOneOut, check_cv, cross_val_predict
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, process_routing
 from sklearn.utils.validation import has_fit_parameter
 
-from ._compat import check_sample_weight_like, num_samples, safe_indexing
-from ._maths import expit
-from ._meta import MetaClassifier
-from ._params import Integral, Interval, validate_parameters
-from .registry import RegisteredName, calibrator_entry, calibrator_names
+from calibbook._utils.compat import check_sample_weight_like, num_samples, safe_indexing
+from calibbook._utils.maths import expit
+from calibbook._utils.params import Integral, Interval, validate_parameters
+from calibbook.meta._base import MetaClassifier
+from calibbook.registry import RegisteredName, calibrator_entry, calibrator_names
 
 __all__ = ["CalibratedClassifier"]
 
@@ -132,7 +132,7 @@ class _SoftmaxTemperature:
         return np.log(scores + self._EPS) if self.probabilities else scores
 
     def fit(self, scores, labels, sample_weight=None):
-        from .platt import fit_inverse_temperature
+        from calibbook.calibrators.platt import fit_inverse_temperature
 
         self.beta_ = fit_inverse_temperature(self._logits(scores), labels, sample_weight)
         return self
@@ -151,7 +151,7 @@ class _CalibratedPair:
         self.classes = classes
 
     def fit_calibrators(self, scores, y_encoded, sample_weight):
-        from .platt import PlattScaling
+        from calibbook.calibrators.platt import PlattScaling
 
         n_classes = self.classes.size
         columns = [1] if n_classes == 2 else range(n_classes)

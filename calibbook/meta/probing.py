@@ -39,10 +39,10 @@ from sklearn.base import clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ._compat import check_sample_weight_like, num_samples, safe_indexing
-from ._maths import expit
-from ._meta import MetaClassifier
-from ._params import Integral, Interval, Options, validate_parameters
+from calibbook._utils.compat import check_sample_weight_like, num_samples, safe_indexing
+from calibbook._utils.maths import expit
+from calibbook._utils.params import Integral, Interval, Options, validate_parameters
+from calibbook.meta._base import MetaClassifier
 
 __all__ = [
     "ProbingClassifier",
@@ -81,7 +81,7 @@ def binary_entropy(p):
 
     Examples
     --------
-    >>> from calibbook.probing import binary_entropy
+    >>> from calibbook.meta.probing import binary_entropy
     >>> round(float(binary_entropy(0.5)), 6)  # ln 2
     0.693147
     >>> bool((binary_entropy([0.0, 1.0]) == 0).all())
@@ -141,7 +141,7 @@ def minimax_probe(a, b, loss="log"):
 
     Examples
     --------
-    >>> from calibbook.probing import minimax_probe
+    >>> from calibbook.meta.probing import minimax_probe
     >>> float(minimax_probe(0.0, 1.0))
     0.5
     >>> round(float(minimax_probe(0.2, 0.4, loss="squared")), 6)
@@ -190,7 +190,7 @@ def interval_gain(a, b, loss="log"):
 
     Examples
     --------
-    >>> from calibbook.probing import interval_gain
+    >>> from calibbook.meta.probing import interval_gain
     >>> round(float(interval_gain(0.0, 1.0)), 4)  # KL(0 || 1/2) = ln 2
     0.6931
     >>> round(float(interval_gain(0.2, 0.6, loss="squared")), 6)
@@ -233,7 +233,7 @@ def probing_weights(y, p, sample_weight=None):
 
     Examples
     --------
-    >>> from calibbook.probing import probing_weights
+    >>> from calibbook.meta.probing import probing_weights
     >>> probing_weights([1, 0, 1, 0], 0.25).tolist()  # a positive costs (1 - p) / p = 3 negatives
     [1.5, 0.5, 1.5, 0.5]
     """
@@ -275,7 +275,7 @@ def costing_sample(weights, random_state=None):
 
     Examples
     --------
-    >>> from calibbook.probing import costing_sample
+    >>> from calibbook.meta.probing import costing_sample
     >>> costing_sample([1.0, 0.0, 0.5, 1.0], random_state=0).tolist()
     [0, 2, 3]
     >>> costing_sample([0.0, 0.0]).size

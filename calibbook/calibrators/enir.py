@@ -2,8 +2,10 @@
 
 import numpy as np
 
-from ._binning import sorted_runs
-from ._model_averaging import (
+from calibbook._utils.binning import sorted_runs
+from calibbook._utils.params import Options
+from calibbook.base import BaseCalibrator
+from calibbook.calibrators._model_averaging import (
     CRITERIA,
     PRUNING_CONSTRAINTS,
     check_pruning,
@@ -12,9 +14,7 @@ from ._model_averaging import (
     pruning_alpha,
     relative_likelihoods,
 )
-from ._params import Options
-from .base import BaseCalibrator
-from .near_isotonic import ScoredPath, score_path_models
+from calibbook.calibrators._path_scoring import ScoredPath, score_path_models
 
 # information_criterion, relative_likelihoods and elbow_keep live in _model_averaging,
 # shared with BBQ; the API reference documents them here.
@@ -38,7 +38,8 @@ class ENIR(BaseCalibrator):
     Parameters
     ----------
     criterion : {"bic", "aic", "aicc"}, default="bic"
-        Score of each model (see :func:`calibbook.enir.information_criterion`). AIC's penalty of 2
+        Score of each model (see
+        :func:`calibbook.calibrators.enir.information_criterion`). AIC's penalty of 2
         per block is small next to the likelihood gain of fitting 0/1 labels
         closely, so with AIC the average leans on the many-block models near
         lam = 0 and overfits; BIC is the paper's choice.
@@ -52,7 +53,7 @@ class ENIR(BaseCalibrator):
     prune : {None, "elbow", "window"}, default=None
         Which models take part in the average. None: every model, with its
         relative likelihood as weight (the paper's Eq. 6). ``"elbow"``: the rule
-        of the authors' reference code (:func:`calibbook.enir.elbow_keep`), which
+        of the authors' reference code (:func:`calibbook.calibrators.enir.elbow_keep`), which
         keeps the best models up to the first small drop in relative likelihood.
         ``"window"``: Occam's window, models whose relative likelihood is at least
         ``prune_alpha``.
@@ -64,7 +65,7 @@ class ENIR(BaseCalibrator):
     ----------
     path_ : NearIsotonicPath
         The near-isotonic path of the training scores (see
-        :class:`~calibbook.near_isotonic.NearIsotonicPath`).
+        :class:`~calibbook.calibrators.near_isotonic.NearIsotonicPath`).
     model_lambdas_, model_df_, model_scores_, model_weights_ : ndarray (T,)
         The averaged models (the lam = 0 model excluded unless it is the only one),
         their blocks, criterion values and weights (summing to one).
@@ -124,7 +125,7 @@ class ENIR(BaseCalibrator):
         check_pruning(self.prune, self.prune_alpha)
 
     def _fit(self, scores, y, sample_weight):
-        from ._kernels.neariso import model_average, piecewise_knots
+        from calibbook._kernels.neariso import model_average, piecewise_knots
 
         values, weights, positives = sorted_runs(scores, y, sample_weight)
         scored = ScoredPath.fit(values, weights, positives)
@@ -164,8 +165,8 @@ class ENIR(BaseCalibrator):
     def _predict(self, scores):
         """One bucketed lookup in the averaged map, stored once with a knot per end of each
         stretch of equal values (the same map as interpolating every run's value)."""
-        from ._kernels.isotonic import step_values
-        from ._kernels.neariso import interpolate_knots
+        from calibbook._kernels.isotonic import step_values
+        from calibbook._kernels.neariso import interpolate_knots
 
         knots_x, knots_y, slopes, step_x, step_y = self._knots
         if self.interpolation == "linear":

@@ -10,17 +10,17 @@ each bin's observed frequency :math:`o_k` is noisy, and the noise enters the gap
 * :func:`ece_sweep`, the monotone sweep of Roelofs, Cain, Shlens & Mozer (AISTATS
   2022): as many bins as the data allow while the reliability diagram still rises.
 
-Both bin with :mod:`calibbook._binning` ("uniform" or "quantile", tied predictions
+Both bin with :mod:`calibbook._utils.binning` ("uniform" or "quantile", tied predictions
 never split) and take frequency weights: integer weights give the result of
 repeated rows.
 """
 
 import numpy as np
 
-from ._binning import STRATEGIES, bin_edges, sorted_runs, unit_weights_or_none
-from ._kernels.binned_estimators import bin_totals, binned_sums, monotone_sweep
-from ._params import Integral, Interval, check_parameter
-from ._validation import check_n_bins, check_option, check_probability_input
+from calibbook._kernels.binned_estimators import bin_totals, binned_sums, monotone_sweep
+from calibbook._utils.binning import STRATEGIES, bin_edges, sorted_runs, unit_weights_or_none
+from calibbook._utils.params import Integral, Interval, check_parameter
+from calibbook._utils.validation import check_n_bins, check_option, check_probability_input
 
 __all__ = ["debiased_calibration_error", "ece_sweep"]
 

@@ -15,9 +15,9 @@ import math
 
 import numpy as np
 
-from ._maths import expit, weighted_mean_var
-from ._params import Interval, Options, Real
-from .base import BaseCalibrator
+from calibbook._utils.maths import expit, weighted_mean_var
+from calibbook._utils.params import Interval, Options, Real
+from calibbook.base import BaseCalibrator
 
 __all__ = ["KDECalibration", "bandwidth_rule"]
 
@@ -130,7 +130,7 @@ def bandwidth_rule(xs, w, rule, kernel="gaussian"):
     Examples
     --------
     >>> import numpy as np
-    >>> from calibbook.kde import bandwidth_rule
+    >>> from calibbook.calibrators.kde import bandwidth_rule
     >>> xs = np.linspace(0.0, 1.0, 32)
     >>> round(bandwidth_rule(xs, np.ones(32), "silverman"), 4)
     0.1604
@@ -156,7 +156,7 @@ class _ClassDensity:
     """Sorted training scores of one class and the precomputed structures of its kernel sum."""
 
     def __init__(self, xs, w, h, kernel):
-        from ._kernels.kde import COMPACT_COEFFICIENTS, build_cells
+        from calibbook._kernels.kde import COMPACT_COEFFICIENTS, build_cells
 
         self.xs, self.w, self.h = xs, w, h
         if kernel != "gaussian":
@@ -165,7 +165,7 @@ class _ClassDensity:
 
     def compact_sums(self, x):
         """S(x) = sum_i w_i K((x - x_i) / h); nearby weight -1 where no point is in reach."""
-        from ._kernels.kde import compact_kernel_sums
+        from calibbook._kernels.kde import compact_kernel_sums
 
         out, mass = np.empty_like(x), np.empty_like(x)
         compact_kernel_sums(self.xs, *self.cells, self.h, self.q, x, out, mass)
@@ -175,7 +175,7 @@ class _ClassDensity:
 
     def gaussian_log_sums(self, x):
         """(log S~(x), x_n) with log S(x) = log S~(x) - (x - x_n)^2 / (2 h^2), x_n the nearest."""
-        from ._kernels.kde import gaussian_log_sums
+        from calibbook._kernels.kde import gaussian_log_sums
 
         out, nearest = np.empty_like(x), np.empty_like(x)
         gaussian_log_sums(self.xs, self.w, self.h, x, 37.0 + math.log(self.xs.size), out, nearest)
@@ -206,10 +206,10 @@ class KDECalibration(BaseCalibrator):
         the standard deviation of the Gaussian), as in the paper and in
         scikit-learn's ``KernelDensity``.
     bandwidth : {"silverman", "silverman_robust", "scott"} or float, default="silverman"
-        A rule of thumb (see :func:`calibbook.kde.bandwidth_rule`; ``"silverman"`` is the
-        paper's h = 1.06 sigma N^(-1/5)) or a fixed positive bandwidth. The rules
-        are AMISE-optimal constants for the Gaussian kernel; for a compact kernel
-        the rule's value is multiplied by its equivalent-bandwidth factor
+        A rule of thumb (see :func:`calibbook.calibrators.kde.bandwidth_rule`;
+        ``"silverman"`` is the paper's h = 1.06 sigma N^(-1/5)) or a fixed positive
+        bandwidth. The rules are AMISE-optimal constants for the Gaussian kernel; for a
+        compact kernel the rule's value is multiplied by its equivalent-bandwidth factor
         (boxcar 1.740, Epanechnikov 2.214, tricube 2.610), so that all kernels
         smooth alike. The paper used the unscaled value with the boxcar kernel:
         pass ``bandwidth_rule(xs, w, "silverman")`` as a number to get it.
@@ -422,7 +422,7 @@ class KDECalibration(BaseCalibrator):
     def _build_grid(self):
         from scipy.signal import fftconvolve
 
-        from ._kernels.kde import linear_binning
+        from calibbook._kernels.kde import linear_binning
 
         dens = self._densities
         h_min, h_max = min(d.h for d in dens), max(d.h for d in dens)
@@ -465,7 +465,7 @@ class KDECalibration(BaseCalibrator):
     def _posterior_gaussian_binned(self, x, clip=(-np.inf, np.inf)):
         """Binned posterior of x clipped to ``clip``; the exact sums off the grid or where the
         binned sums are too small for ``binned_tol`` (one compiled pass, no temporaries)."""
-        from ._kernels.kde import binned_posterior
+        from calibbook._kernels.kde import binned_posterior
 
         lo, delta, n_grid, b_grid, a_grid = self._grid
         p = np.empty_like(x)

@@ -47,14 +47,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._kernels.smooth_ece import (
+from calibbook._kernels.smooth_ece import (
     grid_masses,
     interpolate_grid,
     interpolated_ratio,
     reflected_smooth,
 )
-from ._params import Integral, Interval, Options, Real, check_parameter
-from ._validation import check_probability_input
+from calibbook._utils.params import Integral, Interval, Options, Real, check_parameter
+from calibbook._utils.validation import check_probability_input
 
 __all__ = ["SmoothReliabilityCurve", "smooth_ece", "smooth_reliability_curve"]
 
@@ -194,7 +194,7 @@ def smooth_ece(y_true, y_prob, *, bandwidth="auto", sample_weight=None, return_b
 
     Notes
     -----
-    The integrals are discretised as in relplot 1.0.3 (the module ``calibbook._smooth_ece``
+    The integrals are discretised as in relplot 1.0.3 (the module ``calibbook.metrics._smooth_ece``
     explains how):
     the rows are spread linearly over a grid of :math:`\max(2000, 20/\sigma)/2 + 1`
     nodes, the kernel is sampled on it, mirrored about the end nodes (predictions

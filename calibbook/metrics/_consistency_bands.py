@@ -45,9 +45,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._binning import STRATEGIES, assign_bins, bin_edges, bin_statistics
-from ._params import Interval, check_parameter
-from ._validation import check_n_bins, check_option, check_sample_weight, check_scores
+from calibbook._utils.binning import STRATEGIES, assign_bins, bin_edges, bin_statistics
+from calibbook._utils.params import Interval, check_parameter
+from calibbook._utils.validation import (
+    check_n_bins,
+    check_option,
+    check_sample_weight,
+    check_scores,
+)
 
 __all__ = ["ConsistencyBands", "consistency_bands"]
 
@@ -372,7 +377,7 @@ def consistency_bands(
     within about a point of the nominal level.
 
     The redraw is exact in distribution without one draw per row (the module
-    ``calibbook._consistency_bands`` explains how); its cost grows with the square root
+    ``calibbook.metrics._consistency_bands`` explains how); its cost grows with the square root
     of the number of rows (or of the total integer weight): about 0.1 s of CPU for 1e5
     predictions and 1000 resamples, 0.4 s for 1e6. A weight ``w`` counts as
     ``floor(w)`` rows plus, for a non-integer ``w``, one row counted with weight

@@ -1,0 +1,52 @@
+"""Measures of calibration and discrimination for binary probabilistic predictions.
+
+scikit-learn already provides AUC, accuracy, the Brier score and the log-loss;
+this package reuses them and adds what it lacks. Each family lives in a private
+module; this facade is the public path to all of them:
+
+- binned errors (``_binned``): ECE and MCE of Naeini, Cooper & Hauskrecht,
+  reliability curves with binomial intervals, Murphy's Brier decomposition;
+- estimators beyond the binned ECE (``_binned_estimators``, ``_smooth_ece``):
+  the debiased squared error, the ECE sweep, the smooth ECE;
+- tests and bands (``_calibration_tests``, ``_consistency_bands``): calibration
+  intercept and slope, Spiegelhalter's and Hosmer-Lemeshow's tests, consistency
+  bands;
+- the one-call report of the papers' measures (``_report``).
+"""
+
+from calibbook.metrics._binned import (
+    ERROR_STRATEGIES,  # noqa: F401 (the binnings the ECE accepts)
+    brier_decomposition,
+    expected_calibration_error,
+    maximum_calibration_error,
+    reliability_curve,
+)
+from calibbook.metrics._binned_estimators import debiased_calibration_error, ece_sweep
+from calibbook.metrics._calibration_tests import (
+    calibration_intercept_slope,
+    hosmer_lemeshow_test,
+    spiegelhalter_test,
+)
+from calibbook.metrics._consistency_bands import consistency_bands
+from calibbook.metrics._report import (  # noqa: F401 (the report's columns)
+    EXTRA_COLUMNS,
+    REPORT_COLUMNS,
+    calibration_report,
+)
+from calibbook.metrics._smooth_ece import smooth_ece, smooth_reliability_curve
+
+__all__ = [
+    "expected_calibration_error",
+    "maximum_calibration_error",
+    "reliability_curve",
+    "brier_decomposition",
+    "calibration_report",
+    "debiased_calibration_error",
+    "ece_sweep",
+    "calibration_intercept_slope",
+    "spiegelhalter_test",
+    "hosmer_lemeshow_test",
+    "consistency_bands",
+    "smooth_ece",
+    "smooth_reliability_curve",
+]
