@@ -78,22 +78,24 @@ class CalibratorEntry:
 
 
 _REGISTRY = (
-    CalibratorEntry("sigmoid", "Platt", "platt:PlattScaling", aliases=("platt",)),
+    CalibratorEntry("sigmoid", "Platt", "calibrators.platt:PlattScaling", aliases=("platt",)),
     # one parameter, no intercept; not in the ENIR comparison, which predates it
-    CalibratorEntry("temperature", "Temp", "platt:TemperatureScaling", compared=False),
+    CalibratorEntry("temperature", "Temp", "calibrators.platt:TemperatureScaling", compared=False),
     # linear interpolation inside a meta-estimator, as scikit-learn: continuous in the score,
     # so a score that moves by a rounding error cannot jump to the neighbouring PAV block
     CalibratorEntry(
         "isotonic",
         "IsoRegC",
-        "isotonic:IsotonicCalibration",
+        "calibrators.isotonic:IsotonicCalibration",
         meta_params={"interpolation": "linear"},
     ),
-    CalibratorEntry("histogram", "Hist", "histogram_binning:HistogramBinning", aliases=("hist",)),
-    CalibratorEntry("enir", "ENIR", "enir:ENIR"),
-    CalibratorEntry("bbq", "BBQ", "bbq:BBQ"),
-    CalibratorEntry("kde", "KDE", "kde:KDECalibration"),
-    CalibratorEntry("dpm", "DPM", "dpm:DPMCalibration"),
+    CalibratorEntry(
+        "histogram", "Hist", "calibrators.histogram_binning:HistogramBinning", aliases=("hist",)
+    ),
+    CalibratorEntry("enir", "ENIR", "calibrators.enir:ENIR"),
+    CalibratorEntry("bbq", "BBQ", "calibrators.bbq:BBQ"),
+    CalibratorEntry("kde", "KDE", "calibrators.kde:KDECalibration"),
+    CalibratorEntry("dpm", "DPM", "calibrators.dpm:DPMCalibration"),
 )
 
 
