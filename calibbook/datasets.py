@@ -33,8 +33,14 @@ from typing import Callable
 
 import numpy as np
 
-from calibbook._utils.params import Integral, Interval, Real, check_parameter
-from calibbook._utils.validation import check_option
+from calibbook._utils.params import (
+    Integral,
+    Interval,
+    Options,
+    Real,
+    check_random_state,
+    validate_params,
+)
 
 __all__ = [
     "make_circular",
@@ -49,13 +55,6 @@ __all__ = [
 
 
 # ---------------------------------------------------------------------------
-# validation helpers
-# ---------------------------------------------------------------------------
-def _check_n_samples(n_samples, minimum: int) -> int:
-    return int(check_parameter(n_samples, "n_samples", [Interval(Integral, minimum, None)]))
-
-
-# ---------------------------------------------------------------------------
 # make_circular
 # ---------------------------------------------------------------------------
 # Median of the Rayleigh distribution (radius of a 2-D standard normal):
@@ -67,6 +66,15 @@ _MEDIAN_RADIUS = float(np.sqrt(2.0 * np.log(2.0)))
 CIRCULAR_DISTRIBUTIONS = ("reference", "gaussian")
 
 
+@validate_params(
+    {
+        "n_samples": [Interval(Integral, 2, None)],
+        "distribution": [Options(*CIRCULAR_DISTRIBUTIONS)],
+        # above 0.5 the labels would be anti-informative: not "noise" any more
+        "noise": [Interval(Real, 0.0, 0.5)],
+        "random_state": ["random_state"],
+    }
+)
 def make_circular(n_samples=1000, *, distribution="reference", noise=0.0, random_state=None):
     """Two-dimensional disc data that no linear classifier can separate.
 
@@ -148,12 +156,7 @@ def make_circular(n_samples=1000, *, distribution="reference", noise=0.0, random
     >>> bool(np.all(((Xg ** 2).sum(axis=1) < 2 * np.log(2)) == (yg == 1)))
     True
     """
-    n_samples = _check_n_samples(n_samples, minimum=2)
-    check_option(distribution, "distribution", CIRCULAR_DISTRIBUTIONS)
-    # above 0.5 the labels would be anti-informative: not "noise" any more
-    check_parameter(noise, "noise", [Interval(Real, 0.0, 0.5)])
-
-    rng = np.random.default_rng(random_state)
+    rng = check_random_state(random_state)
     n_pos = n_samples // 2
     n_neg = n_samples - n_pos
 
@@ -204,6 +207,7 @@ def _power_ratio(s: np.ndarray, a: float) -> np.ndarray:
     return num / (num + (1.0 - s) ** a)
 
 
+@validate_params({"kind": [Options(*CALIBRATION_MAP_KINDS)]})
 def calibration_map(kind: str) -> Callable[[np.ndarray], np.ndarray]:
     """True calibration map ``s -> P(y = 1 | s)`` of a synthetic scorer.
 
@@ -277,11 +281,6 @@ def calibration_map(kind: str) -> Callable[[np.ndarray], np.ndarray]:
         def core(s):
             return np.clip(s + _BUMP_AMPLITUDE * np.sin(3.0 * np.pi * s), lo, hi)
 
-    else:
-        raise ValueError(
-            f"unknown calibration map kind {kind!r}; "
-            f"expected one of {', '.join(CALIBRATION_MAP_KINDS)}"
-        )
 
     def true_probability(scores):
         s = np.clip(np.asarray(scores, dtype=np.float64), 0.0, 1.0)
@@ -295,6 +294,14 @@ def calibration_map(kind: str) -> Callable[[np.ndarray], np.ndarray]:
 _SCORE_DISTRIBUTIONS = ("uniform", "beta")
 
 
+@validate_params(
+    {
+        "n_samples": [Interval(Integral, 1, None)],
+        "kind": [Options(*CALIBRATION_MAP_KINDS)],
+        "score_distribution": [Options(*_SCORE_DISTRIBUTIONS)],
+        "random_state": ["random_state"],
+    }
+)
 def make_scores(n_samples, *, kind="sigmoid", score_distribution="uniform", random_state=None):
     """Scores, labels and true probabilities from a known calibration map.
 
@@ -345,15 +352,8 @@ def make_scores(n_samples, *, kind="sigmoid", score_distribution="uniform", rand
     >>> s.shape, y.dtype.name, bool((s == p).all())
     ((5,), 'int64', True)
     """
-    n_samples = _check_n_samples(n_samples, minimum=1)
-    true_map = calibration_map(kind)  # validates kind
-    if score_distribution not in _SCORE_DISTRIBUTIONS:
-        raise ValueError(
-            f"unknown score_distribution {score_distribution!r}; "
-            f"expected one of {', '.join(_SCORE_DISTRIBUTIONS)}"
-        )
-
-    rng = np.random.default_rng(random_state)
+    true_map = calibration_map(kind)
+    rng = check_random_state(random_state)
     if score_distribution == "uniform":
         scores = rng.random(n_samples)
     else:

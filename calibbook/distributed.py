@@ -20,7 +20,14 @@ from functools import partial
 
 import numpy as np
 
-from calibbook._utils.params import Integral, Interval, Real, check_parameter
+from calibbook._utils.params import (
+    Integral,
+    Interval,
+    Real,
+    TupleOf,
+    validate_parameters,
+    validate_params,
+)
 from calibbook._utils.validation import (
     check_consistent_length,
     check_finite,
@@ -98,17 +105,22 @@ class ScoreGrid:
     lo: float = 0.0
     hi: float = 1.0
 
+    _parameter_constraints = {
+        # at most 2**52 cells: cell codes must stay exact in float64 arithmetic
+        "n_cells": [Interval(Integral, 2, 2**52)],
+        "lo": [Interval(Real, None, None)],
+        "hi": [Interval(Real, None, None)],
+    }
+
     def __post_init__(self):
-        g = check_parameter(self.n_cells, "n_cells", [Interval(Integral, 2, None)])
-        if g > 2**52:  # cell codes must stay exact in float64 arithmetic
-            raise ValueError(f"ScoreGrid supports at most 2**52 cells; got n_cells={g}.")
-        lo = check_parameter(self.lo, "lo", [Interval(Real, None, None)])
-        hi = check_parameter(self.hi, "hi", [Interval(Real, None, None)])
-        if not lo < hi:
-            raise ValueError(f"ScoreGrid needs lo < hi; got lo={lo!r}, hi={hi!r}.")
-        object.__setattr__(self, "n_cells", int(g))
-        object.__setattr__(self, "lo", float(lo))
-        object.__setattr__(self, "hi", float(hi))
+        validate_parameters(self)
+        object.__setattr__(self, "n_cells", int(self.n_cells))
+        object.__setattr__(self, "lo", float(self.lo))
+        object.__setattr__(self, "hi", float(self.hi))
+
+    def _check_parameter_combinations(self):
+        if not self.lo < self.hi:
+            raise ValueError(f"ScoreGrid needs lo < hi; got lo={self.lo!r}, hi={self.hi!r}.")
 
     @property
     def width(self):
@@ -161,12 +173,12 @@ class ScoreGrid:
         return self.centres(self.cells(scores, clip=clip))
 
 
+#: ``grid`` of the public functions: None, a ScoreGrid or its fields (n_cells, lo, hi).
+GRID = [None, ScoreGrid, TupleOf(3)]
+
+
 def _as_grid(grid):
-    if grid is None or isinstance(grid, ScoreGrid):
-        return grid
-    if isinstance(grid, tuple) and len(grid) == 3:
-        return ScoreGrid(*grid)
-    raise ValueError(f"grid must be None, a ScoreGrid or a tuple (n_cells, lo, hi); got {grid!r}.")
+    return ScoreGrid(*grid) if isinstance(grid, tuple) else grid
 
 
 # --------------------------------------------------------------------------- block kernels
@@ -347,10 +359,10 @@ def _blocks(scores, y, sample_weight):
 _KIND_NAMES = {"numpy": "NumPy array", "array": "dask Array", "series": "dask Series"}
 
 
-def _check_split_every(split_every):
-    return int(check_parameter(split_every, "split_every", [Interval(Integral, 2, None)]))
+_AGGREGATE_PARAMETERS = {"grid": GRID, "split_every": [Interval(Integral, 2, None)]}
 
 
+@validate_params(_AGGREGATE_PARAMETERS)
 def aggregate(scores, y, sample_weight=None, *, grid=None, client=None, split_every=8):
     """Weighted unique (score, label) rows of a data set too large for memory.
 
@@ -410,7 +422,7 @@ def aggregate(scores, y, sample_weight=None, *, grid=None, client=None, split_ev
     [[0.2, 0.2, 0.7], [0.0, 1.0, 1.0], [1.0, 2.0, 2.0]]
     """
     grid = _as_grid(grid)
-    split_every = _check_split_every(split_every)
+    split_every = int(split_every)
     blocks = _blocks(scores, y, sample_weight)
     if blocks is None:
         merged = _block_partial(scores, y, sample_weight, grid)
@@ -447,6 +459,7 @@ def _compute(task, client):
     return client.compute(task, sync=True)
 
 
+@validate_params(_AGGREGATE_PARAMETERS)
 def fit_distributed(
     calibrator, scores, y, sample_weight=None, *, grid=None, client=None, split_every=8
 ):
@@ -507,6 +520,7 @@ def fit_distributed(
     return calibrator.fit(s, labels, sample_weight=w)
 
 
+@validate_params({"grid": GRID})
 def predict_distributed(calibrator, scores, *, grid=None):
     """Calibrated probabilities of a Dask collection, computed block by block (lazily).
 

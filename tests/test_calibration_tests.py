@@ -85,7 +85,7 @@ ORACLE_CASES = {
 @pytest.mark.parametrize("case", ORACLE_CASES)
 def test_intercept_slope_equal_statsmodels(case, level):
     y, p = beta_data(**ORACLE_CASES[case])
-    res = calibration_intercept_slope(y, p, level=level)
+    res = calibration_intercept_slope(y, p, confidence=level)
     assert_matches_oracle(res, statsmodels_fits(y, p, None, level))
 
 
@@ -406,8 +406,8 @@ def test_bad_input_raises_value_error():
     with pytest.raises(ValueError, match="same"):
         calibration_intercept_slope(y, np.full(100, 0.3))
     for level in (0.0, 1.0, 1.5, np.nan):
-        with pytest.raises(ValueError, match="level"):
-            calibration_intercept_slope(y, p, level=level)
+        with pytest.raises(ValueError, match="confidence"):
+            calibration_intercept_slope(y, p, confidence=level)
     with pytest.raises(ValueError, match="variance"):
         spiegelhalter_test(y, np.where(p > 0.5, 1.0, 0.5))
     with pytest.raises(ValueError, match="n_groups"):

@@ -157,7 +157,7 @@ def test_bands_match_exact_poisson_binomial_quantiles():
     bins = np.minimum((p * 4).astype(int), 3)
     present = np.unique(bins)
     for level in (0.5, 0.9):
-        bands = consistency_bands(p, n_bins=4, level=level, n_resamples=r, random_state=11)
+        bands = consistency_bands(p, n_bins=4, confidence=level, n_resamples=r, random_state=11)
         assert bands.lower.size == present.size
         for j, k in enumerate(present):
             members = p[bins == k]
@@ -185,7 +185,7 @@ def test_bands_are_order_statistics_of_the_redraws(level, r):
     edges = uniform_edges(5)
     total = np.bincount(np.searchsorted(edges, p, side="right"), weights=w, minlength=5)
     freq = _resampled_positives(p, w, edges, 5, r, np.random.default_rng(17)) / total
-    bands = consistency_bands(p, n_bins=5, level=level, n_resamples=r, sample_weight=w,
+    bands = consistency_bands(p, n_bins=5, confidence=level, n_resamples=r, sample_weight=w,
                               random_state=17)
     ordered = np.sort(freq, axis=0)
     alpha = 1 - Fraction(str(level))
@@ -308,11 +308,11 @@ def test_random_state_reproducibility():
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        (dict(level=0.0), "level"),
-        (dict(level=1.0), "level"),
-        (dict(level=1.5), "level"),
-        (dict(level=float("nan")), "level"),
-        (dict(level="0.9"), "level"),
+        (dict(confidence=0.0), "confidence"),
+        (dict(confidence=1.0), "confidence"),
+        (dict(confidence=1.5), "confidence"),
+        (dict(confidence=float("nan")), "confidence"),
+        (dict(confidence="0.9"), "confidence"),
         (dict(n_resamples=0), "n_resamples"),
         (dict(n_resamples=2.5), "n_resamples"),
         (dict(n_bins=0), "n_bins"),

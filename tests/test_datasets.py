@@ -247,7 +247,7 @@ def test_map_non_monotone_violates_isotonicity():
 
 
 def test_map_unknown_kind():
-    with pytest.raises(ValueError, match="unknown calibration map"):
+    with pytest.raises(ValueError, match="kind must be one of 'identity'"):
         calibration_map("platt")
 
 
@@ -307,7 +307,7 @@ def test_scores_binned_frequencies_match_map(kind, dist):
     [
         ({"n_samples": 0}, "n_samples"),
         ({"n_samples": 10.0}, "n_samples"),
-        ({"n_samples": 10, "kind": "isotonic"}, "calibration map"),
+        ({"n_samples": 10, "kind": "isotonic"}, "kind must be one of"),
         ({"n_samples": 10, "score_distribution": "normal"}, "score_distribution"),
     ],
 )

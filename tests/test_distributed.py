@@ -285,12 +285,13 @@ def test_misaligned_partitions_raise_when_computed():
 
 
 def test_bad_grids_raise_value_error():
-    with pytest.raises(ValueError, match="n_cells must be an integer >= 2"):
-        ScoreGrid(1)
-    with pytest.raises(ValueError, match="n_cells must be an integer >= 2"):
-        ScoreGrid(2.5)
-    with pytest.raises(ValueError, match="at most 2\\*\\*52"):
-        ScoreGrid(2**53)
+    # at most 2**52 cells, so that cell codes stay exact in float64
+    at_most = f"n_cells must be an integer in \\[2, {2**52}\\]"
+    for n_cells in (1, 2.5, 2**53):
+        with pytest.raises(ValueError, match=at_most):
+            ScoreGrid(n_cells)
+    with pytest.raises(ValueError, match="grid must be None, a ScoreGrid or a tuple of 3"):
+        aggregate(*_dask_pair([0.1], [1]), grid=(10, 0.0))
     with pytest.raises(ValueError, match="lo < hi"):
         ScoreGrid(10, 1.0, 1.0)
     with pytest.raises(ValueError, match="hi must be a finite number"):

@@ -380,5 +380,5 @@ def test_calibration_report_extra_columns_for_several_models():
     report = calibration_report(y, {"a": p, "b": p**2}, extra=["slope", "smECE"])
     assert list(report.columns) == list(REPORT_COLUMNS) + ["slope", "smECE"]
     assert report.loc["b", "smECE"] > report.loc["a", "smECE"]  # p**2 is miscalibrated
-    with pytest.raises(ValueError, match="unknown columns.*'nope'"):
+    with pytest.raises(ValueError, match="extra must be.*'smECE'.*got.*'nope'"):
         calibration_report(y, p, extra=["smECE", "nope"])

@@ -9,17 +9,52 @@ Each estimator lists what its parameters may be in a class attribute::
     }
 
 and :func:`validate_parameters` checks them all, once, when ``fit`` starts
-(scikit-learn's convention: ``__init__`` only stores). A value passes when it
-satisfies any one of its constraints; otherwise the ``ValueError`` names the
-parameter, every accepted form and the value received. Checks that tie two
-parameters together stay in the estimator (``_check_parameter_combinations``).
+(scikit-learn's convention: ``__init__`` only stores). A public function declares
+its constraints in the same form with the :func:`validate_params` decorator, which
+checks the arguments it is given before the body runs. A value passes when it
+satisfies any one of its constraints; otherwise the :class:`InvalidParameterError`
+(a ``ValueError`` and a ``TypeError``, as scikit-learn's) names the parameter, every
+accepted form and the value received. Checks that tie two parameters together stay
+in the estimator (``_check_parameter_combinations``) or the function body.
 """
 
+import functools
+import inspect
 from numbers import Integral, Real
 
 import numpy as np
 
-__all__ = ["Integral", "Interval", "Options", "Real", "check_parameter", "validate_parameters"]
+__all__ = [
+    "Choices",
+    "Integral",
+    "Interval",
+    "InvalidParameterError",
+    "Options",
+    "Real",
+    "TupleOf",
+    "check_parameter",
+    "check_random_state",
+    "validate_parameters",
+    "validate_params",
+]
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """A parameter's value is outside what it accepts.
+
+    Both a ``ValueError`` and a ``TypeError``, like scikit-learn's
+    ``InvalidParameterError``, so that code catching either (ours, scikit-learn's
+    or a user's) sees it.
+
+    Examples
+    --------
+    >>> from calibbook import InvalidParameterError, expected_calibration_error
+    >>> try:
+    ...     expected_calibration_error([0, 1], [0.2, 0.7], n_bins=0)
+    ... except InvalidParameterError as err:
+    ...     print(err)
+    n_bins must be an integer >= 1; got 0.
+    """
 
 
 class Interval:
@@ -81,9 +116,40 @@ class Options:
         return "one of " + ", ".join(repr(v) for v in self.values)
 
 
+class Choices:
+    """One of a fixed set of names, or a list or tuple of them (an empty one included)."""
+
+    def __init__(self, *values):
+        self.values = values
+
+    def is_satisfied_by(self, value):
+        members = [value] if isinstance(value, str) else value
+        if not isinstance(members, (list, tuple)):
+            return False
+        return all(isinstance(m, str) and m in self.values for m in members)
+
+    def __str__(self):
+        return "a name or a list of names among " + ", ".join(repr(v) for v in self.values)
+
+
+class TupleOf:
+    """A tuple of ``length`` items (each checked where the tuple is used)."""
+
+    def __init__(self, length):
+        self.length = length
+
+    def is_satisfied_by(self, value):
+        return isinstance(value, tuple) and len(value) == self.length
+
+    def __str__(self):
+        return f"a tuple of {self.length} values"
+
+
 def _satisfies(constraint, value):
     if constraint is None:
         return value is None
+    if isinstance(constraint, type):
+        return isinstance(value, constraint)
     if constraint == "boolean":
         return isinstance(value, (bool, np.bool_))
     if constraint == "callable":
@@ -91,7 +157,8 @@ def _satisfies(constraint, value):
     if constraint == "random_state":
         if value is None or isinstance(value, (np.random.RandomState, np.random.Generator)):
             return True
-        return isinstance(value, Integral) and not isinstance(value, (bool, np.bool_))
+        is_int = isinstance(value, Integral) and not isinstance(value, (bool, np.bool_))
+        return is_int and value >= 0
     if constraint == "estimator":
         return hasattr(value, "fit")
     if constraint == "splitter":  # a cross-validation generator or an iterable of splits
@@ -107,7 +174,7 @@ _NAMES = {
     None: "None",
     "boolean": "a boolean",
     "callable": "a callable",
-    "random_state": "None, an integer seed or a numpy random generator",
+    "random_state": "None, a non-negative integer seed or a numpy random generator",
     "estimator": "an estimator with a fit method",
     "array-like": "an array",
     "splitter": "a cross-validation splitter or an iterable of (train, test) splits",
@@ -115,18 +182,20 @@ _NAMES = {
 
 
 def _describe(constraint):
+    if isinstance(constraint, type):
+        return f"a {constraint.__name__}"
     return _NAMES[constraint] if isinstance(constraint, (str, type(None))) else str(constraint)
 
 
 def check_parameter(value, name, constraints):
-    """Return ``value`` if it satisfies any of ``constraints``; else raise ValueError.
+    """Return ``value`` if it satisfies any of ``constraints``; else raise InvalidParameterError.
 
     >>> check_parameter(3, "n_bins", [Interval(Integral, 1, None)])
     3
     >>> check_parameter(0, "n_bins", [Interval(Integral, 1, None), Options("auto")])
     Traceback (most recent call last):
     ...
-    ValueError: n_bins must be an integer >= 1 or 'auto'; got 0.
+    calibbook._utils.params.InvalidParameterError: n_bins must be an integer >= 1 or 'auto'; got 0.
     """
     if any(_satisfies(c, value) for c in constraints):
         return value
@@ -134,7 +203,7 @@ def check_parameter(value, name, constraints):
     described = (
         accepted[0] if len(accepted) == 1 else ", ".join(accepted[:-1]) + " or " + accepted[-1]
     )
-    raise ValueError(f"{name} must be {described}; got {value!r}.")
+    raise InvalidParameterError(f"{name} must be {described}; got {value!r}.")
 
 
 def validate_parameters(estimator):
@@ -144,9 +213,74 @@ def validate_parameters(estimator):
     for rules that tie parameters together.
     """
     constraints = getattr(type(estimator), "_parameter_constraints", {})
-    for name, value in estimator.get_params(deep=False).items():
+    if hasattr(estimator, "get_params"):
+        params = estimator.get_params(deep=False)
+    else:  # a dataclass such as ScoreGrid
+        params = {name: getattr(estimator, name) for name in constraints}
+    for name, value in params.items():
         if name in constraints:  # a user's subclass may declare none
             check_parameter(value, name, constraints[name])
     combinations = getattr(estimator, "_check_parameter_combinations", None)
     if combinations is not None:
         combinations()
+
+
+def validate_params(constraints):
+    """Decorate a public function: check its arguments against ``constraints`` first.
+
+    ``constraints`` maps a parameter name to its list of accepted forms, as an
+    estimator's ``_parameter_constraints``. Only the arguments given are checked
+    (a default is valid by construction; the test of the declarations checks that).
+    The declarations stay readable on the wrapper as ``__wrapped__`` and
+    ``_parameter_constraints``.
+
+    >>> @validate_params({"n": [Interval(Integral, 1, None)]})
+    ... def halve(n):
+    ...     return n / 2
+    >>> halve(4)
+    2.0
+    >>> halve(0)
+    Traceback (most recent call last):
+    ...
+    calibbook._utils.params.InvalidParameterError: n must be an integer >= 1; got 0.
+    """
+
+    def decorate(func):
+        signature = inspect.signature(func)
+        unknown = set(constraints) - set(signature.parameters)
+        if unknown:  # a declaration that names no parameter is a bug in calibbook
+            raise TypeError(f"{func.__qualname__} declares constraints for {sorted(unknown)}")
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            try:
+                arguments = signature.bind(*args, **kwargs).arguments
+            except TypeError:  # a wrong call: let Python say what is wrong
+                return func(*args, **kwargs)
+            for name, value in arguments.items():
+                if name in constraints:
+                    check_parameter(value, name, constraints[name])
+            return func(*args, **kwargs)
+
+        wrapper._parameter_constraints = constraints
+        return wrapper
+
+    return decorate
+
+
+def check_random_state(random_state):
+    """A :class:`numpy.random.Generator` from any accepted ``random_state``.
+
+    None gives a fresh generator, a non-negative integer seeds one, a ``Generator``
+    is used as it is, and a legacy ``RandomState`` seeds a new generator with one
+    draw (as scikit-learn's estimators consume it). The value must already satisfy
+    the ``"random_state"`` constraint.
+
+    >>> bool(check_random_state(0).integers(10) == np.random.default_rng(0).integers(10))
+    True
+    """
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(2**31 - 1))
+    return np.random.default_rng(random_state)

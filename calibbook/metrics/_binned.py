@@ -15,8 +15,8 @@ groups by position, which can split tied predictions.
 import numpy as np
 
 from calibbook._utils.binning import STRATEGIES, assign_bins, bin_edges, bin_statistics
-from calibbook._utils.params import Interval, Real, check_parameter
-from calibbook._utils.validation import check_n_bins, check_option, check_probability_input
+from calibbook._utils.params import Integral, Interval, Options, Real, validate_params
+from calibbook._utils.validation import check_probability_input
 
 __all__ = [
     "expected_calibration_error",
@@ -28,8 +28,7 @@ __all__ = [
 
 def _binned(y, p, w, n_bins, strategy):
     """Per-bin (weight, mean prediction, observed rate) and inner edges, for validated arrays."""
-    n_bins = check_n_bins(n_bins)
-    check_option(strategy, "strategy", STRATEGIES)
+    n_bins = int(n_bins)
     edges = bin_edges(p, w, n_bins, strategy)
     weight, e, o = bin_statistics(y, p, w, assign_bins(p, edges), n_bins)
     return weight, e, o, edges
@@ -38,6 +37,11 @@ def _binned(y, p, w, n_bins, strategy):
 #: Binnings of the ECE and the MCE: the two of ``calibbook._utils.binning`` and the positional
 #: groups.
 ERROR_STRATEGIES = STRATEGIES + ("positional",)
+
+#: Constraints shared by the binned measures (see ``calibbook._utils.params``).
+N_BINS = [Interval(Integral, 1, None)]
+LEVEL = [Interval(Real, 0.0, 1.0, closed="neither")]
+_ERROR_PARAMETERS = {"n_bins": N_BINS, "strategy": [Options(*ERROR_STRATEGIES)]}
 
 
 def _positional_gaps(y, p, n_bins):
@@ -53,7 +57,6 @@ def _positional_gaps(y, p, n_bins):
 
 def _bin_gaps(y_true, y_prob, sample_weight, n_bins, strategy):
     """Weight and |o_k - e_k| of every non-empty bin."""
-    check_option(strategy, "strategy", ERROR_STRATEGIES)
     y, p, w = check_probability_input(y_true, y_prob, sample_weight)
     if strategy == "positional":
         if sample_weight is not None:
@@ -61,12 +64,13 @@ def _bin_gaps(y_true, y_prob, sample_weight, n_bins, strategy):
                 "strategy='positional' cuts the sorted predictions into groups of equal count "
                 "and takes no sample_weight; use 'quantile' for weighted equal-mass bins."
             )
-        return _positional_gaps(y, p, check_n_bins(n_bins))
+        return _positional_gaps(y, p, int(n_bins))
     weight, e, o, _ = _binned(y, p, w, n_bins, strategy)
     full = weight > 0
     return weight[full], np.abs(o[full] - e[full])
 
 
+@validate_params(_ERROR_PARAMETERS)
 def expected_calibration_error(
     y_true, y_prob, *, n_bins=10, strategy="uniform", sample_weight=None
 ):
@@ -133,6 +137,7 @@ def expected_calibration_error(
     return float(np.sum(weight * gap) / weight.sum())
 
 
+@validate_params(_ERROR_PARAMETERS)
 def maximum_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform", sample_weight=None):
     r"""Maximum calibration error, :math:`\max_k |o_k - e_k|` over non-empty bins.
 
@@ -202,6 +207,14 @@ def _binomial_interval(successes, trials, level, method):
     return lo, hi
 
 
+@validate_params(
+    {
+        "n_bins": N_BINS,
+        "strategy": [Options(*STRATEGIES)],
+        "confidence": LEVEL,
+        "interval": [Options("wilson", "clopper-pearson")],
+    }
+)
 def reliability_curve(
     y_true,
     y_prob,
@@ -264,8 +277,6 @@ def reliability_curve(
     """
     import pandas as pd
 
-    check_parameter(confidence, "confidence", [Interval(Real, 0.0, 1.0, closed="neither")])
-    check_option(interval, "interval", ("wilson", "clopper-pearson"))
     y, p, w = check_probability_input(y_true, y_prob, sample_weight)
     weight, e, o, edges = _binned(y, p, w, n_bins, strategy)
     if strategy == "uniform":
@@ -290,6 +301,7 @@ def reliability_curve(
     )
 
 
+@validate_params({"n_bins": [None, *N_BINS], "strategy": [Options(*STRATEGIES)]})
 def brier_decomposition(y_true, y_prob, *, n_bins=None, strategy="uniform", sample_weight=None):
     r"""Murphy's decomposition of the Brier score, exact or binned.
 
@@ -355,8 +367,7 @@ def brier_decomposition(y_true, y_prob, *, n_bins=None, strategy="uniform", samp
         values, ids = np.unique(p, return_inverse=True)
         n_groups = values.size
     else:
-        n_groups = check_n_bins(n_bins)
-        check_option(strategy, "strategy", STRATEGIES)
+        n_groups = int(n_bins)
         ids = assign_bins(p, bin_edges(p, w, n_groups, strategy))
     weight, e, o = bin_statistics(y, p, w, ids, n_groups)
     total = w.sum()

@@ -19,12 +19,19 @@ import numpy as np
 
 from calibbook._kernels.binned_estimators import bin_totals, binned_sums, monotone_sweep
 from calibbook._utils.binning import STRATEGIES, bin_edges, sorted_runs, unit_weights_or_none
-from calibbook._utils.params import Integral, Interval, check_parameter
-from calibbook._utils.validation import check_n_bins, check_option, check_probability_input
+from calibbook._utils.params import Integral, Interval, Options, validate_params
+from calibbook._utils.validation import check_probability_input
 
 __all__ = ["debiased_calibration_error", "ece_sweep"]
 
 
+@validate_params(
+    {
+        "n_bins": [Interval(Integral, 1, None)],
+        "strategy": [Options(*STRATEGIES)],
+        "squared": ["boolean"],
+    }
+)
 def debiased_calibration_error(
     y_true, y_prob, *, n_bins=15, strategy="quantile", sample_weight=None, squared=True
 ):
@@ -119,9 +126,7 @@ def debiased_calibration_error(
     >>> round(debiased_calibration_error(y, p, n_bins=2, squared=False), 6)
     0.179505
     """
-    n_bins = check_n_bins(n_bins)
-    check_option(strategy, "strategy", STRATEGIES)
-    check_parameter(squared, "squared", ["boolean"])
+    n_bins = int(n_bins)
     y, p, w = check_probability_input(y_true, y_prob, sample_weight)
     weight, sum_p, sum_y = binned_sums(p, y, w, bin_edges(p, w, n_bins, strategy))
     heavy = weight > 1.0
@@ -138,6 +143,13 @@ def debiased_calibration_error(
     return estimate if squared else float(np.sqrt(max(estimate, 0.0)))
 
 
+@validate_params(
+    {
+        "strategy": [Options(*STRATEGIES)],
+        "norm": [Interval(Integral, 1, 2)],
+        "return_n_bins": ["boolean"],
+    }
+)
 def ece_sweep(
     y_true, y_prob, *, strategy="quantile", norm=1, sample_weight=None, return_n_bins=False
 ):
@@ -228,9 +240,6 @@ def ece_sweep(
     >>> n_bins, round(value, 6)
     (5, 0.2)
     """
-    check_option(strategy, "strategy", STRATEGIES)
-    check_parameter(norm, "norm", [Interval(Integral, 1, 2)])
-    check_parameter(return_n_bins, "return_n_bins", ["boolean"])
     y, p, w = check_probability_input(y_true, y_prob, sample_weight)
     values, weights, positives = sorted_runs(p, y, unit_weights_or_none(w))
     n_bins, starts = monotone_sweep(values, weights, positives, strategy == "quantile")

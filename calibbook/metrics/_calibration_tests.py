@@ -23,8 +23,9 @@ import numpy as np
 from scipy.special import chdtrc, ndtr, ndtri
 
 from calibbook._utils.binning import sorted_runs
+from calibbook._utils.deprecation import renamed_parameter
 from calibbook._utils.maths import clipped_logit
-from calibbook._utils.params import Integral, Interval, Real, check_parameter
+from calibbook._utils.params import Integral, Interval, Real, validate_params
 from calibbook._utils.validation import _check_both_classes, check_probability_input
 
 __all__ = [
@@ -82,10 +83,6 @@ class HosmerLemeshowResult(NamedTuple):
 def _unit_or(w, sample_weight):
     """The kernels' weights: an empty array stands for weights 1 (their fast path)."""
     return np.empty(0) if sample_weight is None else w
-
-
-def _check_level(level):
-    return float(check_parameter(level, "level", [Interval(Real, 0.0, 1.0, closed="neither")]))
 
 
 def _wald(estimate, se, null, z_crit):
@@ -210,7 +207,9 @@ def _logistic_fit(x, y, w, total, x_range, big_a, big_b):
     return big_a, big_b, haa, hab, hbb, max(abs(ga), abs(gb)) <= _GRAD_TOL * total
 
 
-def calibration_intercept_slope(y_true, y_prob, *, level=0.95, sample_weight=None):
+@renamed_parameter("level", "confidence")
+@validate_params({"confidence": [Interval(Real, 0.0, 1.0, closed="neither")]})
+def calibration_intercept_slope(y_true, y_prob, *, confidence=0.95, sample_weight=None):
     r"""Calibration intercept and calibration slope, with Wald intervals and tests.
 
     Cox's logistic recalibration model regresses the outcomes on the logit of the
@@ -235,8 +234,9 @@ def calibration_intercept_slope(y_true, y_prob, *, level=0.95, sample_weight=Non
         positive weight).
     y_prob : array-like of shape (n,)
         Predicted probabilities of the positive class, in [0, 1].
-    level : float, default=0.95
-        Confidence level of the Wald intervals, in (0, 1).
+    confidence : float, default=0.95
+        Confidence level of the Wald intervals, in (0, 1). (Called ``level`` before
+        calibbook 0.2; the old name warns until 0.3.)
     sample_weight : array-like of shape (n,), optional
         Non-negative frequency weights: a row of weight k counts as k rows (as
         statsmodels' ``freq_weights``), and rows of weight 0 are absent.
@@ -254,7 +254,7 @@ def calibration_intercept_slope(y_true, y_prob, *, level=0.95, sample_weight=Non
     ValueError
         If the inputs are invalid (empty, different lengths, NaN or infinity,
         labels that are not binary, probabilities outside [0, 1], negative
-        weights), ``level`` is not in (0, 1), the outcomes hold a single class, or
+        weights), ``confidence`` is not in (0, 1), the outcomes hold a single class, or
         the predictions separate the classes (perfectly, or up to ties at one
         value; this includes all predictions being equal): the slope is then
         infinite or undefined. Also if the slope's information matrix is singular
@@ -303,7 +303,6 @@ def calibration_intercept_slope(y_true, y_prob, *, level=0.95, sample_weight=Non
 
     Ten rows cannot tell a slope of 0.77 from 1: the interval is wide.
     """
-    level = _check_level(level)
     y, p, w = check_probability_input(y_true, y_prob, sample_weight)
     if sample_weight is None:
         _check_both_classes(y == 1.0, "y_true")
@@ -335,7 +334,7 @@ def calibration_intercept_slope(y_true, y_prob, *, level=0.95, sample_weight=Non
     slope = -big_a
     intercept_se = 1.0 / np.sqrt(info)
     slope_se = float(np.sqrt(h_11 / det))
-    z_crit = float(ndtri(0.5 + 0.5 * level))
+    z_crit = float(ndtri(0.5 + 0.5 * confidence))
     intercept_ci, intercept_pvalue = _wald(intercept, intercept_se, 0.0, z_crit)
     slope_ci, slope_pvalue = _wald(slope, slope_se, 1.0, z_crit)
     return InterceptSlopeResult(
@@ -441,6 +440,7 @@ def _hosmer_lemeshow_groups(y, p, w, n_groups):
     return n, observed, expected
 
 
+@validate_params({"n_groups": [Interval(Integral, 1, None)], "ddof": [Interval(Integral, 0, None)]})
 def hosmer_lemeshow_test(y_true, y_prob, *, n_groups=10, ddof=0, sample_weight=None):
     r"""The Hosmer-Lemeshow goodness-of-fit test over groups of equal weight.
 
@@ -537,8 +537,7 @@ def hosmer_lemeshow_test(y_true, y_prob, *, n_groups=10, ddof=0, sample_weight=N
     0.3137; the high group has E = 2.8, O = 3 and adds 0.2^2 / (2.8 * 0.3) = 0.0476.
     """
 
-    n_groups = int(check_parameter(n_groups, "n_groups", [Interval(Integral, 1, None)]))
-    ddof = int(check_parameter(ddof, "ddof", [Interval(Integral, 0, None)]))
+    n_groups, ddof = int(n_groups), int(ddof)
     y, p, w = check_probability_input(y_true, y_prob, sample_weight)
     n, observed, expected = _hosmer_lemeshow_groups(
         y, p, None if sample_weight is None else w, n_groups

@@ -46,13 +46,15 @@ from typing import NamedTuple
 import numpy as np
 
 from calibbook._utils.binning import STRATEGIES, assign_bins, bin_edges, bin_statistics
-from calibbook._utils.params import Interval, check_parameter
-from calibbook._utils.validation import (
-    check_n_bins,
-    check_option,
-    check_sample_weight,
-    check_scores,
+from calibbook._utils.deprecation import renamed_parameter
+from calibbook._utils.params import (
+    Interval,
+    Options,
+    check_parameter,
+    check_random_state,
+    validate_params,
 )
+from calibbook._utils.validation import check_sample_weight, check_scores
 
 __all__ = ["ConsistencyBands", "consistency_bands"]
 
@@ -84,12 +86,12 @@ class ConsistencyBands(NamedTuple):
     count: np.ndarray
 
 
-def _check_random_state(random_state):
-    """A numpy Generator from None, a non-negative integer seed or a Generator."""
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    check_parameter(random_state, "random_state", [None, Interval(Integral, 0, None)])
-    return np.random.default_rng(random_state)
+#: The constraints of the band's own parameters (``reliability_diagram`` shares them).
+BAND_PARAMETERS = {
+    "confidence": [Interval(Real, 0.0, 1.0, closed="neither")],
+    "n_resamples": [Interval(Integral, 1, None)],
+    "random_state": ["random_state"],
+}
 
 
 def _check_band_parameters(level, n_resamples, random_state, level_name="level"):
@@ -98,7 +100,7 @@ def _check_band_parameters(level, n_resamples, random_state, level_name="level")
         check_parameter(level, level_name, [Interval(Real, 0.0, 1.0, closed="neither")])
     )
     n_resamples = int(check_parameter(n_resamples, "n_resamples", [Interval(Integral, 1, None)]))
-    return level, n_resamples, _check_random_state(random_state)
+    return level, n_resamples, check_random_state(random_state)
 
 
 def _runs(values, counts, order=None):
@@ -299,12 +301,16 @@ def _order_statistic(q, n_resamples):
     return min(max(k, 1), n_resamples) - 1
 
 
+@renamed_parameter("level", "confidence")
+@validate_params(
+    {"n_bins": [Interval(Integral, 1, None)], "strategy": [Options(*STRATEGIES)], **BAND_PARAMETERS}
+)
 def consistency_bands(
     y_prob,
     *,
     n_bins=10,
     strategy="uniform",
-    level=0.9,
+    confidence=0.9,
     n_resamples=1000,
     sample_weight=None,
     random_state=None,
@@ -315,7 +321,8 @@ def consistency_bands(
     frequencies that a perfectly calibrated forecaster making the same predictions
     would show: labels are redrawn as :math:`y^*_i \\sim \\mathrm{Bernoulli}(p_i)`
     ``n_resamples`` times, each bin's observed frequency is recomputed, and the band
-    runs from its :math:`(1 - \\text{level})/2` to its :math:`(1 + \\text{level})/2`
+    runs from its :math:`(1 - \\text{confidence})/2` to its
+    :math:`(1 + \\text{confidence})/2`
     quantile. A bin whose observed frequency lies outside its band departs from
     calibration more than chance would explain at that level.
     :doc:`/book/01_measuring_calibration` reads reliability diagrams.
@@ -330,13 +337,14 @@ def consistency_bands(
     strategy : {"uniform", "quantile"}, default="uniform"
         Equal-width bins on [0, 1], or equal-frequency bins that never split ties,
         as in :func:`calibbook.reliability_curve`.
-    level : float, default=0.9
+    confidence : float, default=0.9
         Probability, in (0, 1), that the band holds a calibrated forecaster's point.
+        (Called ``level`` before calibbook 0.2; the old name warns until 0.3.)
     n_resamples : int, default=1000
         Number of redrawn label sets.
     sample_weight : array-like of shape (n,), optional
         Non-negative weights, counted as rows (see Notes).
-    random_state : None, int or numpy.random.Generator, default=None
+    random_state : None, int, numpy.random.Generator or RandomState, default=None
         Seed or generator of the redrawn labels.
 
     Returns
@@ -353,7 +361,7 @@ def consistency_bands(
     ValueError
         If ``y_prob`` is empty, holds NaN or infinity or values outside [0, 1]; if
         ``sample_weight`` has the wrong length, negative or non-finite entries, sums
-        to 0 or to 2**53 or more; if ``n_bins``, ``strategy``, ``level`` (not in
+        to 0 or to 2**53 or more; if ``n_bins``, ``strategy``, ``confidence`` (not in
         (0, 1)), ``n_resamples`` (not a positive integer) or ``random_state`` is invalid.
 
     See Also
@@ -368,11 +376,11 @@ def consistency_bands(
     asks of *these* predictions, and makes the band a quantile range of each bin's
     Poisson-binomial frequency.
 
-    ``lower`` is the :math:`\\lceil R(1-\\text{level})/2 \\rceil`-th smallest of the R
-    redrawn frequencies and ``upper`` the :math:`\\lceil R(1+\\text{level})/2 \\rceil`-th
+    ``lower`` is the :math:`\\lceil R(1-\\text{confidence})/2 \\rceil`-th smallest of the R
+    redrawn frequencies and ``upper`` the :math:`\\lceil R(1+\\text{confidence})/2 \\rceil`-th
     (inverted-CDF quantiles), so both are attainable frequencies. The redrawn count is
     discrete, and the closed band then holds a calibrated forecaster's point with
-    probability at least ``level``, by up to the probability of the two end values: a
+    probability at least ``confidence``, by up to the probability of the two end values: a
     bin of a few dozen rows can reach 95% for a 90% band, one of several hundred stays
     within about a point of the nominal level.
 
@@ -408,9 +416,7 @@ def consistency_bands(
     """
     p = check_scores(y_prob, name="y_prob", probabilities=True, estimator="this function")
     w = check_sample_weight(sample_weight, p.shape[0])
-    n_bins = check_n_bins(n_bins)
-    check_option(strategy, "strategy", STRATEGIES)
-    level, n_resamples, rng = _check_band_parameters(level, n_resamples, random_state)
+    n_bins, n_resamples, rng = int(n_bins), int(n_resamples), check_random_state(random_state)
 
     edges = bin_edges(p, w, n_bins, strategy)
     # the same bins, weights and means as reliability_curve computes
@@ -419,6 +425,6 @@ def consistency_bands(
     positives = _resampled_positives(p, w, edges, n_bins, n_resamples, rng)[:, full]
     # fractional weights summed in another order can pass the total by an ulp
     freq = np.sort(np.minimum(positives / weight[full], 1.0), axis=0)
-    lower = freq[_order_statistic((1.0 - level) / 2.0, n_resamples)]
-    upper = freq[_order_statistic((1.0 + level) / 2.0, n_resamples)]
+    lower = freq[_order_statistic((1.0 - confidence) / 2.0, n_resamples)]
+    upper = freq[_order_statistic((1.0 + confidence) / 2.0, n_resamples)]
     return ConsistencyBands(mean[full], lower, upper, weight[full])

@@ -4,8 +4,13 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from calibbook._utils.params import Choices, Options, validate_params
 from calibbook._utils.validation import check_probability_input
-from calibbook.metrics._binned import expected_calibration_error, maximum_calibration_error
+from calibbook.metrics._binned import (
+    _ERROR_PARAMETERS,
+    expected_calibration_error,
+    maximum_calibration_error,
+)
 from calibbook.metrics._binned_estimators import debiased_calibration_error, ece_sweep
 from calibbook.metrics._calibration_tests import (
     calibration_intercept_slope,
@@ -33,17 +38,11 @@ EXTRA_COLUMNS = {
 }
 
 
-def _check_extra(extra):
+def _extra_columns(extra):
     """The optional columns asked for, as a tuple of names of EXTRA_COLUMNS."""
     if isinstance(extra, str):
-        extra = tuple(EXTRA_COLUMNS) if extra == "all" else (extra,)
-    extra = tuple(extra)
-    unknown = [name for name in extra if name not in EXTRA_COLUMNS]
-    if unknown:
-        raise ValueError(
-            f"extra holds unknown columns {unknown}; choose from {list(EXTRA_COLUMNS)} or 'all'."
-        )
-    return extra
+        return tuple(EXTRA_COLUMNS) if extra == "all" else (extra,)
+    return tuple(extra)
 
 
 def _report_row(y_true, y_prob, n_bins, strategy, sample_weight, extra=()):
@@ -79,6 +78,9 @@ def _paper_measures(y, p, w, n_bins, strategy, sample_weight):
     }
 
 
+@validate_params(
+    {**_ERROR_PARAMETERS, "extra": [Options("all"), Choices(*EXTRA_COLUMNS)]}
+)
 def calibration_report(
     y_true, y_prob, *, n_bins=10, strategy="uniform", sample_weight=None, extra=()
 ):
@@ -142,7 +144,7 @@ def calibration_report(
     """
     import pandas as pd
 
-    extra = _check_extra(extra)
+    extra = _extra_columns(extra)
     columns = list(REPORT_COLUMNS) + list(extra)
     if isinstance(y_prob, Mapping):
         if not y_prob:

@@ -53,7 +53,7 @@ from calibbook._kernels.smooth_ece import (
     interpolated_ratio,
     reflected_smooth,
 )
-from calibbook._utils.params import Integral, Interval, Options, Real, check_parameter
+from calibbook._utils.params import Integral, Interval, Options, Real, validate_params
 from calibbook._utils.validation import check_probability_input
 
 __all__ = ["SmoothReliabilityCurve", "smooth_ece", "smooth_reliability_curve"]
@@ -96,9 +96,7 @@ def _eval_points(sigma):
     return max(round(10.0 / sigma), MIN_EVAL_POINTS)
 
 
-def _check_bandwidth(bandwidth):
-    check_parameter(bandwidth, "bandwidth", [Options("auto"), Interval(Real, MIN_BANDWIDTH, None)])
-    return bandwidth if bandwidth == "auto" else float(bandwidth)
+BANDWIDTH = [Options("auto"), Interval(Real, MIN_BANDWIDTH, None)]
 
 
 def _validated(y_true, y_prob, sample_weight):
@@ -146,6 +144,7 @@ def _search(at):
     return upper, (at(upper) if value is None else value)
 
 
+@validate_params({"bandwidth": BANDWIDTH, "return_bandwidth": ["boolean"]})
 def smooth_ece(y_true, y_prob, *, bandwidth="auto", sample_weight=None, return_bandwidth=False):
     r"""Smooth expected calibration error (SmoothECE) of Blasiok & Nakkiran.
 
@@ -229,9 +228,7 @@ def smooth_ece(y_true, y_prob, *, bandwidth="auto", sample_weight=None, return_b
     >>> round(ece, 4), sigma * 1024
     (0.2, 205.0)
     """
-    sigma = _check_bandwidth(bandwidth)
-    if not isinstance(return_bandwidth, (bool, np.bool_)):
-        raise ValueError(f"return_bandwidth must be a boolean; got {return_bandwidth!r}.")
+    sigma = bandwidth if bandwidth == "auto" else float(bandwidth)
     y, p, w, _ = _validated(y_true, y_prob, sample_weight)
     at = _SmoothECEAt(y, p, w)
     if sigma == "auto":
@@ -245,8 +242,7 @@ def smooth_ece(y_true, y_prob, *, bandwidth="auto", sample_weight=None, return_b
 def _curve_points(grid):
     if grid is None:
         return np.linspace(0.0, 1.0, CURVE_POINTS)
-    if isinstance(grid, Integral) and not isinstance(grid, (bool, np.bool_)):
-        check_parameter(grid, "grid", [Interval(Integral, 2, None)])
+    if isinstance(grid, Integral):
         return np.linspace(0.0, 1.0, int(grid))
     try:
         t = np.array(grid, dtype=np.float64)  # a copy: the result must not alias the input
@@ -261,6 +257,9 @@ def _curve_points(grid):
     return t
 
 
+@validate_params(
+    {"bandwidth": BANDWIDTH, "grid": [None, Interval(Integral, 2, None), "array-like"]}
+)
 def smooth_reliability_curve(y_true, y_prob, *, bandwidth="auto", grid=None, sample_weight=None):
     r"""Smoothed reliability curve and prediction density (relplot's reliability diagram).
 
@@ -328,7 +327,7 @@ def smooth_reliability_curve(y_true, y_prob, *, bandwidth="auto", grid=None, sam
     >>> round(float(1 / np.sqrt(2 * np.pi * 0.1**2)), 3)
     3.989
     """
-    sigma = _check_bandwidth(bandwidth)
+    sigma = bandwidth if bandwidth == "auto" else float(bandwidth)
     t = _curve_points(grid)
     y, p, w, total = _validated(y_true, y_prob, sample_weight)
     if sigma == "auto":
