@@ -9,7 +9,7 @@ average the maps with those weights, optionally after pruning the weak models
 
 import numpy as np
 
-from calibbook._utils.params import Interval, Options, Real, check_parameter
+from calibbook._utils.params import Interval, Options, Real, validate_params
 
 __all__ = [
     "CRITERIA",
@@ -163,6 +163,7 @@ def elbow_keep(rel, alpha):
     return keep
 
 
+@validate_params(PRUNING_CONSTRAINTS)
 def relative_likelihoods(scores, prune=None, prune_alpha=None):
     r"""Model weights proportional to :math:`\exp(-(\mathrm{IC}_t - \min_u \mathrm{IC}_u) / 2)`.
 
@@ -209,8 +210,6 @@ def relative_likelihoods(scores, prune=None, prune_alpha=None):
     >>> relative_likelihoods([0.0, 2.0 * 3.0], prune="window", prune_alpha=0.1).tolist()
     [1.0, 0.0]
     """
-    for name, value in (("prune", prune), ("prune_alpha", prune_alpha)):
-        check_parameter(value, name, PRUNING_CONSTRAINTS[name])
     if prune is not None and prune_alpha is None:
         raise ValueError(f"prune={prune!r} needs prune_alpha.")
     check_pruning(prune, prune_alpha)

@@ -3,7 +3,7 @@
 import numpy as np
 
 from calibbook._utils.binning import sorted_runs, split_sorted
-from calibbook._utils.params import Interval, Real, check_parameter
+from calibbook._utils.params import Interval, Real, validate_params
 from calibbook.base import BaseCalibrator
 from calibbook.calibrators._model_averaging import (
     PRUNING_CONSTRAINTS,
@@ -15,6 +15,7 @@ from calibbook.calibrators._model_averaging import (
 __all__ = ["BBQ", "bbq_bin_range"]
 
 
+@validate_params({"n": [Interval(Real, 1, None)]})
 def bbq_bin_range(n):
     """The smallest and largest number of bins BBQ averages over for ``n`` samples.
 
@@ -50,7 +51,6 @@ def bbq_bin_range(n):
     >>> bbq_bin_range(10**6)
     (10, 1000)
     """
-    check_parameter(n, "n", [Interval(Real, 1, None)])
     return _bin_range(n)
 
 

@@ -17,8 +17,8 @@ from calibbook._utils.params import (
     Interval,
     Options,
     Real,
-    check_parameter,
     validate_parameters,
+    validate_params,
 )
 from calibbook._utils.validation import check_sample_weight, check_scores
 from calibbook.base import BaseCalibrator
@@ -38,6 +38,7 @@ def _weighted_quantile_cuts(xs, w, n_groups):
     return xs[np.minimum(np.searchsorted(cw, targets, side="right"), xs.size - 1)]
 
 
+@validate_params({"n_components": [Interval(Integral, 1, None)]})
 def quantile_responsibilities(x, w, n_components):
     """Hard initial responsibilities: component j takes the j-th weighted quantile group.
 
@@ -84,7 +85,6 @@ def quantile_responsibilities(x, w, n_components):
     """
     x = check_scores(x, name="x")
     w = check_sample_weight(w, x.size, name="w")
-    check_parameter(n_components, "n_components", [Interval(Integral, 1, None)])
     return _quantile_responsibilities(x, w, int(n_components))
 
 

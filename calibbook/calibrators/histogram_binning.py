@@ -10,12 +10,13 @@ n_j negatives in the bin.
 import numpy as np
 
 from calibbook._utils.binning import STRATEGIES, equal_frequency_fit, uniform_step_edges
-from calibbook._utils.params import Integral, Interval, Options, Real
+from calibbook._utils.params import Integral, Interval, Options, Real, validate_params
 from calibbook.base import BaseCalibrator
 
 __all__ = ["HistogramBinning", "auto_n_bins"]
 
 
+@validate_params({"n_samples": [Interval(Real, 0, None)]})
 def auto_n_bins(n_samples):
     """The number of bins ``n_bins="auto"`` uses: B = round(N^(1/3)), at least 1.
 
@@ -49,8 +50,6 @@ def auto_n_bins(n_samples):
     >>> auto_n_bins(1000), auto_n_bins(10), auto_n_bins(0)
     (10, 2, 1)
     """
-    if not np.isfinite(n_samples) or n_samples < 0:
-        raise ValueError(f"n_samples must be a finite number >= 0, got {n_samples!r}")
     return _auto_n_bins(n_samples)
 
 

@@ -18,7 +18,13 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from calibbook._utils.binning import sorted_runs
-from calibbook._utils.params import Interval, Options, Real, check_parameter, validate_parameters
+from calibbook._utils.params import (
+    Interval,
+    Options,
+    Real,
+    validate_parameters,
+    validate_params,
+)
 from calibbook._utils.validation import check_consistent_length, check_sample_weight, check_scores
 from calibbook.calibrators._path_scoring import ScoredPath, score_path_models
 
@@ -146,6 +152,7 @@ class NearIsotonicPath:
         """
         return self._grouped_lam[1]
 
+    @validate_params({"lam": [Interval(Real, 0.0, None)]})
     def fitted(self, lam):
         """Fitted value of every run at penalty ``lam``.
 
@@ -166,7 +173,7 @@ class NearIsotonicPath:
         """
         from calibbook._kernels.neariso import fit_at
 
-        lam = float(check_parameter(lam, "lam", [Interval(Real, 0.0, None)]))
+        lam = float(lam)
         return fit_at(self.weights, self.sums, self.violations, self._grouped_lam[0],
                       self.merge_left, self.merge_right, self.merge_coef, lam)
 

@@ -36,12 +36,18 @@ import warnings
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import clone
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from calibbook._utils.compat import check_sample_weight_like, num_samples, safe_indexing
 from calibbook._utils.maths import expit
-from calibbook._utils.params import Integral, Interval, Options, validate_parameters
+from calibbook._utils.params import (
+    Integral,
+    Interval,
+    Options,
+    check_random_state,
+    validate_parameters,
+    validate_params,
+)
 from calibbook.meta._base import MetaClassifier
 
 __all__ = [
@@ -106,6 +112,7 @@ def _kl(p, q):
     return a + b
 
 
+@validate_params({"loss": [Options(*_LOSSES)]})
 def minimax_probe(a, b, loss="log"):
     """The minimax prediction in ``[a, b]``: ``argmin_q max_{p in [a, b]} regret(p, q)``.
 
@@ -151,8 +158,6 @@ def minimax_probe(a, b, loss="log"):
     b = np.asarray(b, dtype=np.float64)
     if loss == "squared":
         return 0.5 * (a + b)
-    if loss != "log":
-        raise ValueError(f"loss must be one of {_LOSSES}; got {loss!r}.")
     width = b - a
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         slope = (binary_entropy(b) - binary_entropy(a)) / width
@@ -245,6 +250,7 @@ def probing_weights(y, p, sample_weight=None):
     return s * w / mean
 
 
+@validate_params({"random_state": ["random_state"]})
 def costing_sample(weights, random_state=None):
     """Rejection sampling (costing): keep example ``i`` with probability ``w_i / max(w)``.
 
@@ -282,11 +288,7 @@ def costing_sample(weights, random_state=None):
     0
     """
     w = np.asarray(weights, dtype=np.float64)
-    rng = (
-        random_state
-        if isinstance(random_state, np.random.Generator)
-        else np.random.default_rng(random_state)
-    )
+    rng = check_random_state(random_state)
     top = w.max()
     if top <= 0:
         return np.zeros(0, dtype=np.intp)
@@ -599,7 +601,12 @@ class ProbingClassifier(MetaClassifier):
                 stacklevel=2,
             )
         self.weighting_ = "costing" if use_costing else "sample_weight"
-        rng = np.random.default_rng(check_random_state(self.random_state).randint(2**31 - 1))
+        # an integer seeds a legacy RandomState whose first draw seeds the generator,
+        # the stream of calibbook 0.1 (its results stay as they were)
+        state = self.random_state
+        if state is None or isinstance(state, Integral):
+            state = np.random.RandomState(state)
+        rng = check_random_state(state)
 
         k = self.classes_.size
         targets = [y_enc] if k == 2 else [(y_enc == c).astype(np.int64) for c in range(k - 1)]
