@@ -176,7 +176,7 @@ def phase_stream(n, chunk, cells):
         "cpu_aggregate": cpu_aggregate,
         "cpu_predict": cpu_predict,
         "cpu_total": cpu_seconds() - cpu_start,
-        "isotonic_blocks": int(fitted["isotonic"].block_values_.size),
+        "isotonic_blocks": int(fitted["isotonic"].step_values_.size),
         "platt": [fitted["Platt"].a_, fitted["Platt"].b_],
         "metrics": metrics,
         "peak_rss_mib": rss_self,

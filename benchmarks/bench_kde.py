@@ -52,7 +52,7 @@ def measure(sizes, repeats):
         t_pred, t_ref_pred = interleaved([lambda: ours.predict(s), lambda: ref.predict(s)], repeats)
         rows.append(
             {
-                "method": f"KDECalibration ({ours.method_})",
+                "method": f"KDECalibration ({ours.algorithm_})",
                 "n": n,
                 "fit_s": t_fit,
                 "predict_s": t_pred,
@@ -99,12 +99,12 @@ def main():
             t = median_time(lambda: run(cal), args.repeats)
             print(f"{n:>8.0e} {kernel + ' (exact)':>22} {t:13.3f} {'':>10} {'':>14}")
 
-        binned = KDECalibration(method="binned")
+        binned = KDECalibration(algorithm="binned")
         t_binned = median_time(lambda: run(binned), args.repeats)
         p_binned = run(binned)
         h = float(binned.bandwidth_[0])
         if n <= args.max_exact:
-            exact = KDECalibration(method="exact")
+            exact = KDECalibration(algorithm="exact")
             t_exact = median_time(lambda: run(exact), 1)
             p_exact = run(exact)
             t_sk = median_time(lambda: sklearn_eq5(s, y, q, h), 1, warmup=0)

@@ -33,6 +33,7 @@ _MOVED = {m: f"calibbook.calibrators.{m}" for m in _CALIBRATOR_MODULES} | {
 # public name -> submodule that defines it
 _LAZY = {
     "BaseCalibrator": "calibbook.base",
+    "InvalidParameterError": "calibbook._utils.params",
     "HistogramBinning": "calibbook.calibrators.histogram_binning",
     "PlattScaling": "calibbook.calibrators.platt",
     "TemperatureScaling": "calibbook.calibrators.platt",

@@ -248,8 +248,8 @@ def test_bbq_sweep_equals_the_old_search_bit_for_bit(kind, seed):
         cal = BBQ(prior_strength=strength, prior_clip=clip, prune=prune, prune_alpha=alpha)
         cal.fit(s, y, sample_weight=w)
         new = (
-            cal.bin_edges_,
-            cal.bin_estimates_,
+            cal.thresholds_,
+            cal.step_values_,
             cal.model_n_bins_,
             cal.model_weights_,
             cal.log_marginal_likelihoods_,
@@ -267,8 +267,8 @@ def test_bbq_sweep_equals_the_old_search_on_many_binnings():
     for weights in (None, w):
         cal = BBQ().fit(s, y, sample_weight=weights)
         new = (
-            cal.bin_edges_,
-            cal.bin_estimates_,
+            cal.thresholds_,
+            cal.step_values_,
             cal.model_n_bins_,
             cal.model_weights_,
             cal.log_marginal_likelihoods_,
@@ -289,8 +289,8 @@ def test_bbq_sweep_when_the_cuts_of_one_fraction_fall_on_different_runs(weight, 
     w = np.full(n, weight)
     cal = BBQ().fit(s, y, sample_weight=w)
     new = (
-        cal.bin_edges_,
-        cal.bin_estimates_,
+        cal.thresholds_,
+        cal.step_values_,
         cal.model_n_bins_,
         cal.model_weights_,
         cal.log_marginal_likelihoods_,

@@ -30,6 +30,7 @@ PENDING: dict[str, str] = {}
 # pad citations: they may omit it (and must not pad it back). Everything else cites its source.
 NO_PAPER: dict[str, str] = {
     "calibbook.plotting.label_outer": "a layout helper",
+    "calibbook.InvalidParameterError": "an exception type",
     "calibbook.experiments.guide.auc_changes": "reads the book's own comparison",
     "calibbook.experiments.guide.book_recommendations": "reads the book's own comparison",
     "calibbook.experiments.guide.recommendations": "reads the book's own comparison",

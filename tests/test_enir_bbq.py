@@ -120,8 +120,8 @@ def test_bbq_equals_brute_force(seed):
     np.testing.assert_allclose(cal.model_weights_, weights[weights > 0], atol=1e-12)
     np.testing.assert_array_equal(cal.model_n_bins_, n_bins[weights > 0])
     # the averaged map is one step function over the union of the models' cuts
-    ids = np.searchsorted(cal.bin_edges_, probe, side="right")
-    np.testing.assert_array_equal(cal.predict(probe), cal.bin_estimates_[ids])
+    ids = np.searchsorted(cal.thresholds_, probe, side="right")
+    np.testing.assert_array_equal(cal.predict(probe), cal.step_values_[ids])
 
 
 def test_enir_recovers_a_non_monotone_map_where_isotonic_cannot():
@@ -270,7 +270,7 @@ def test_bbq_rounding_never_changes_a_training_prediction(n, steps, data):
     y = np.array(data.draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)), dtype=float)
     y[0], y[1] = 0, 1
     cal = BBQ().fit(s, y)
-    assert not np.isin(cal.bin_edges_, s).any()  # no edge of the averaged map on a score
+    assert not np.isin(cal.thresholds_, s).any()  # no edge of the averaged map on a score
     at_scores = cal.predict(s)
     for factor in (1 - 4e-16, 1 + 4e-16):
         np.testing.assert_array_equal(cal.predict(np.clip(s * factor, 0, 1)), at_scores)
@@ -315,7 +315,7 @@ def assert_same_fit(cal, s, y, w, **params):
     np.testing.assert_allclose(cal.model_lambdas_, lam, rtol=1e-12, atol=0)
     np.testing.assert_allclose(cal.model_scores_, scores, rtol=1e-12, atol=0)
     np.testing.assert_allclose(cal.model_weights_, weights, rtol=0, atol=1e-12)
-    np.testing.assert_allclose(cal.run_values_, run_values, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(cal.step_values_, run_values, rtol=0, atol=1e-12)
     probe = np.concatenate([s, 0.5 * (s[1:] + s[:-1]), np.linspace(-0.1, 1.1, 241).clip(0, 1)])
     np.testing.assert_allclose(cal.predict(probe), predict(probe), rtol=0, atol=1e-12)
     step = ENIR(interpolation="step", **params).fit(s, y, sample_weight=w)
@@ -355,13 +355,13 @@ def test_predict_is_the_interpolation_through_every_run(seed, interpolation):
     x = cal.path_.scores
     probe = np.concatenate([x, 0.5 * (x[1:] + x[:-1]), np.nextafter(x, 2.0),
                             np.nextafter(x, -1.0), np.linspace(0, 1, 1001)]).clip(0, 1)
-    expected = interpolate_runs(x, cal.run_values_, probe, interpolation)
+    expected = interpolate_runs(x, cal.step_values_, probe, interpolation)
     if interpolation == "step":
         np.testing.assert_array_equal(cal.predict(probe), expected)
     else:
         np.testing.assert_allclose(cal.predict(probe), expected, rtol=0, atol=1e-15)
-        np.testing.assert_array_equal(cal.predict(x), cal.run_values_)  # at the knots: exact
-    assert cal._knots[0].size <= 2 * np.unique(cal.run_values_).size + 2 * x.size
+        np.testing.assert_array_equal(cal.predict(x), cal.step_values_)  # at the knots: exact
+    assert cal._knots[0].size <= 2 * np.unique(cal.step_values_).size + 2 * x.size
 
 
 def test_degenerate_paths():

@@ -108,9 +108,9 @@ def test_matches_brute_force(strategy, data, n_bins, prior):
     s, y, w = data
     cal = HistogramBinning(n_bins=n_bins, strategy=strategy, prior_strength=prior).fit(s, y, w)
     edges, weight, est, predict = brute_histogram_binning(s, y, w, n_bins, strategy, prior)
-    np.testing.assert_array_equal(cal.bin_edges_, edges)
+    np.testing.assert_array_equal(cal.thresholds_, edges)
     np.testing.assert_allclose(cal.bin_weights_, weight)
-    np.testing.assert_allclose(cal.bin_estimates_, est, atol=1e-12)
+    np.testing.assert_allclose(cal.step_values_, est, atol=1e-12)
     probe = np.concatenate([s, np.linspace(0, 1, 23)])
     np.testing.assert_allclose(cal.predict(probe), predict(probe), atol=1e-12)
 
@@ -124,8 +124,8 @@ def test_integer_weights_equal_repeated_rows(strategy, data, n_bins):
     a = HistogramBinning(n_bins=n_bins, strategy=strategy).fit(s, y, w)
     b = HistogramBinning(n_bins=n_bins, strategy=strategy)
     b.fit(np.repeat(s, reps), np.repeat(y, reps))
-    np.testing.assert_array_equal(a.bin_edges_, b.bin_edges_)
-    np.testing.assert_allclose(a.bin_estimates_, b.bin_estimates_, atol=1e-12)
+    np.testing.assert_array_equal(a.thresholds_, b.thresholds_)
+    np.testing.assert_allclose(a.step_values_, b.step_values_, atol=1e-12)
 
 
 @settings(max_examples=80, deadline=None)
@@ -133,7 +133,7 @@ def test_integer_weights_equal_repeated_rows(strategy, data, n_bins):
 def test_quantile_bins_never_split_ties(data, n_bins):
     s, y, w = data
     cal = HistogramBinning(n_bins=n_bins).fit(s, y)
-    ids = np.searchsorted(cal.bin_edges_, s, side="right")
+    ids = np.searchsorted(cal.thresholds_, s, side="right")
     for v in np.unique(s):
         assert np.unique(ids[s == v]).size == 1
 
@@ -168,7 +168,7 @@ def test_hand_worked_example():
     cal = HistogramBinning(n_bins=2).fit([0.1, 0.2, 0.7, 0.9], [0, 1, 1, 1])
     # the paper's edge is 0.7, the smallest score of the upper bin; the step map cuts at
     # the midpoint of 0.2 and 0.7 instead
-    np.testing.assert_allclose(cal.bin_edges_, [0.45], rtol=1e-15)
+    np.testing.assert_allclose(cal.thresholds_, [0.45], rtol=1e-15)
     probe = [0.15, 0.44, 0.46, 0.8, -5.0, 5.0]
     assert cal.predict(probe).tolist() == [0.5, 0.5, 1.0, 1.0, 0.5, 1.0]
 
@@ -180,7 +180,7 @@ def test_uniform_edges_by_hand():
     cal = HistogramBinning(n_bins=5, strategy="uniform").fit(s, [0, 0, 1, 0, 1])
     assert cal.bin_weights_.tolist() == [2, 2, 0, 0, 1]
     # edge 1: midpoint of 0.1 and 0.2; edges 2, 3, 4 split (0.3, 0.9) into four parts
-    np.testing.assert_allclose(cal.bin_edges_, [0.15, 0.45, 0.6, 0.75])
+    np.testing.assert_allclose(cal.thresholds_, [0.15, 0.45, 0.6, 0.75])
     assert cal.predict([0.2, 0.2 * (1 - 4e-16), 0.1, 0.1 * (1 + 4e-16)]).tolist() == [
         0.5, 0.5, 0.0, 0.0,
     ]
@@ -244,7 +244,7 @@ def test_rounding_never_moves_a_training_score_to_another_bin(strategy, data, n_
         s, y = data.draw(grid_scores(lo=-7.3, hi=5.1))  # any real scores
         bounds = (-np.inf, np.inf)
     cal = HistogramBinning(n_bins=n_bins, strategy=strategy).fit(s, y)
-    assert not np.isin(cal.bin_edges_, s).any()  # no edge on a training score
+    assert not np.isin(cal.thresholds_, s).any()  # no edge on a training score
     at_scores = cal.predict(s)
     for moved in perturbed(s, *bounds):
         np.testing.assert_array_equal(cal.predict(moved), at_scores)
@@ -266,7 +266,7 @@ def test_issue_reproduction_row_alone_equals_batch():
     np.testing.assert_array_equal(alone, batch)
     # the cause, whatever the BLAS: an edge on a score of the calibration fold
     for pair in clf.calibrated_classifiers_:
-        edges = pair.calibrators[0].bin_edges_
+        edges = pair.calibrators[0].thresholds_
         assert not np.isin(edges, pair.estimator.decision_function(X)).any()
 
 

@@ -67,9 +67,9 @@ def test_step_map_is_monotone_and_block_values_are_block_means(rows):
     if y.min() == y.max():
         y[0] = 1 - y[0]
     cal = IsotonicCalibration().fit(s, y)
-    assert np.all(np.diff(cal.block_values_) > 0)
+    assert np.all(np.diff(cal.step_values_) > 0)
     for lo, hi, value, weight in zip(
-        cal.block_lower_, cal.block_upper_, cal.block_values_, cal.block_weights_
+        cal.block_lower_, cal.block_upper_, cal.step_values_, cal.block_weights_
     ):
         inside = (s >= lo) & (s <= hi)
         assert inside.sum() == weight
@@ -185,7 +185,7 @@ def test_fused_fit_equals_the_old_steps_bit_for_bit(kind, seed):
     s, y = _fused_case(rng, kind, int(rng.integers(2, 3000)))
     for increasing in (True, False):
         cal = IsotonicCalibration(increasing=increasing).fit(s, y)
-        new = (cal.block_lower_, cal.block_upper_, cal.block_weights_, cal.block_values_)
+        new = (cal.block_lower_, cal.block_upper_, cal.block_weights_, cal.step_values_)
         for a, b in zip(new, _old_isotonic_fit(s, y, increasing)):
             assert _same_bits(a, b)
     for a, b in zip(sorted_runs(s, y), _old_sorted_runs(s, y)):
@@ -196,6 +196,6 @@ def test_fused_fit_with_one_row_per_class_and_sorted_input():
     for s, y in [([0.3, 0.1], [1.0, 0.0]), (np.arange(50.0), np.repeat([0.0, 1.0], 25))]:
         s, y = np.asarray(s, dtype=float), np.asarray(y, dtype=float)
         cal = IsotonicCalibration().fit(s, y)
-        new = (cal.block_lower_, cal.block_upper_, cal.block_weights_, cal.block_values_)
+        new = (cal.block_lower_, cal.block_upper_, cal.block_weights_, cal.step_values_)
         for a, b in zip(new, _old_isotonic_fit(s, y, True)):
             assert _same_bits(a, b)

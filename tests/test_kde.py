@@ -67,7 +67,7 @@ def test_matches_brute_force_eq5(kernel, bandwidth, shared, out_of_bounds):
         kernel=kernel,
         bandwidth=bandwidth,
         shared_bandwidth=shared,
-        method="exact",
+        algorithm="exact",
         out_of_bounds=out_of_bounds,
     ).fit(s, y, w)
     h0, h1 = cal.bandwidth_
@@ -89,7 +89,7 @@ def test_reflection_matches_brute_force(kernel, bandwidth, shared):
     y = (rng.uniform(size=150) < s).astype(float)
     y[:2] = [0, 1]
     cal = KDECalibration(
-        kernel=kernel, bandwidth=bandwidth, shared_bandwidth=shared, reflect=True, method="exact"
+        kernel=kernel, bandwidth=bandwidth, shared_bandwidth=shared, reflect=True, algorithm="exact"
     ).fit(s, y)
     q = np.concatenate([s, np.linspace(0, 1, 301)])
     expected, denom = brute_eq5(
@@ -165,18 +165,19 @@ def test_gaussian_binned_within_stated_bound():
     y = (rng.uniform(size=s.size) < 1 / (1 + np.exp(-s))).astype(float)
     q = np.concatenate([rng.standard_t(4, size=3000), [-1e6, -200.0, 200.0, 1e6]])
     for shared in (True, False):
-        binned = KDECalibration(method="binned", shared_bandwidth=shared, binned_tol=1e-4).fit(s, y)
-        exact = KDECalibration(method="exact", shared_bandwidth=shared).fit(s, y)
-        assert binned.method_ == "binned" and exact.method_ == "exact"
+        binned = KDECalibration(algorithm="binned", shared_bandwidth=shared, binned_tol=1e-4)
+        binned.fit(s, y)
+        exact = KDECalibration(algorithm="exact", shared_bandwidth=shared).fit(s, y)
+        assert binned.algorithm_ == "binned" and exact.algorithm_ == "exact"
         assert np.abs(binned.predict(q) - exact.predict(q)).max() <= 1e-4
 
 
 def test_auto_method_choice():
     s, y = make_data(n=500)
-    assert KDECalibration().fit(s, y).method_ == "exact"
+    assert KDECalibration().fit(s, y).algorithm_ == "exact"
     s, y = make_data(n=5000)
-    assert KDECalibration().fit(s, y).method_ == "binned"
-    assert KDECalibration(kernel="tricube", method="binned").fit(s, y).method_ == "exact"
+    assert KDECalibration().fit(s, y).algorithm_ == "binned"
+    assert KDECalibration(kernel="tricube", algorithm="binned").fit(s, y).algorithm_ == "exact"
 
 
 def test_bandwidth_rules():
@@ -228,7 +229,7 @@ def test_unequal_scores_keep_a_bandwidth():
         dict(bandwidth=-1.0),
         dict(bandwidth=np.nan),
         dict(bandwidth="normal"),
-        dict(method="fft"),
+        dict(algorithm="fft"),
         dict(binned_tol=0.0),
         dict(binned_tol=1.0),
         dict(bandwidth=True),
@@ -271,7 +272,7 @@ def test_contract(kernel, reflect, out_of_bounds):
 
 def test_contract_binned():
     s, y = make_data(n=300)
-    check_calibrator_contract(KDECalibration(method="binned"), s, y)
+    check_calibrator_contract(KDECalibration(algorithm="binned"), s, y)
 
 
 @settings(max_examples=60, deadline=None)
@@ -326,7 +327,7 @@ def test_logit_input_is_eq5_on_the_logits(kernel):
     p[:3] = [0.0, 1.0, 0.5]
     y = (rng.uniform(size=300) < p).astype(float)
     y[:2] = [0, 1]
-    cal = KDECalibration(kernel=kernel, logit_input=True, method="exact").fit(p, y)
+    cal = KDECalibration(kernel=kernel, logit_input=True, algorithm="exact").fit(p, y)
     eps = 1e-12
     z = np.log(np.clip(p, eps, 1 - eps)) - np.log1p(-np.clip(p, eps, 1 - eps))
     expected_h = bandwidth_rule(z, np.ones_like(z), "silverman", kernel)
@@ -447,7 +448,7 @@ def test_equivalent_bandwidths_give_similar_maps():
     # Gaussian kernel's map than with the Gaussian rule's bandwidth used unscaled
     s, y = make_data(n=2000, seed=11)
     q = np.linspace(-1.5, 1.5, 61)
-    gaussian = KDECalibration(method="exact").fit(s, y).predict(q)
+    gaussian = KDECalibration(algorithm="exact").fit(s, y).predict(q)
     h = bandwidth_rule(np.sort(s), np.ones_like(s), "silverman")
     for kernel in ("boxcar", "epanechnikov", "tricube"):
         scaled = KDECalibration(kernel=kernel).fit(s, y).predict(q)
@@ -497,7 +498,7 @@ def test_compiled_binned_predict_equals_the_old_interp_path(params, seed):
         s = np.round(s, 3)  # ties
     y = (rng.uniform(size=n) < s).astype(float)
     w = rng.integers(0, 3, size=n).astype(float) if seed == 1 else None
-    cal = KDECalibration(method="binned", **params).fit(s, y, w)
+    cal = KDECalibration(algorithm="binned", **params).fit(s, y, w)
     lo, delta, n_grid = cal._grid[:3]
     grid_end = lo + delta * (n_grid - 1)
     q = np.concatenate(

@@ -115,7 +115,7 @@ def test_properties(rows, lam):
 
 def test_estimator_interpolates_the_path():
     reg = NearIsotonicRegression(lam=0.25).fit([1, 2, 3, 4], [0.0, 1.0, 0.0, 1.0])
-    np.testing.assert_allclose(reg.fitted_values_, [0.0, 0.75, 0.25, 1.0])
+    np.testing.assert_allclose(reg.step_values_, [0.0, 0.75, 0.25, 1.0])
     np.testing.assert_allclose(reg.predict([1.5, 0.0, 9.0]), [0.375, 0.0, 1.0])
     step = NearIsotonicRegression(lam=0.25, interpolation="step")
     step.fit([1, 2, 3, 4], [0.0, 1.0, 0.0, 1.0])
@@ -189,7 +189,7 @@ def test_bic_picks_the_best_model_of_the_path(seed):
     assert reg.lam_ in candidates
     chosen = brute_bic(path, s, y, w, reg.lam_)
     assert chosen <= scores.min() + 1e-9 * max(1.0, abs(scores.min()))
-    np.testing.assert_allclose(reg.fitted_values_, path.fitted(reg.lam_))
+    np.testing.assert_allclose(reg.step_values_, path.fitted(reg.lam_))
 
 
 def test_bic_by_hand():
@@ -197,11 +197,11 @@ def test_bic_by_hand():
     # the data themselves, is left out, as in ENIR
     reg = NearIsotonicRegression().fit([1, 2, 3, 4], [0.0, 1.0, 0.0, 1.0])
     assert reg.lam_ == 0.5
-    np.testing.assert_allclose(reg.fitted_values_, [0.0, 0.5, 0.5, 1.0])
+    np.testing.assert_allclose(reg.step_values_, [0.0, 0.5, 0.5, 1.0])
     # already isotonic: the path has one model, the data
     assert NearIsotonicRegression().fit([1, 2, 3], [0.0, 0.5, 2.0]).lam_ == 0.0
     # a constant response: every model is the same
-    assert NearIsotonicRegression().fit([1, 2, 3], [0.3, 0.3, 0.3]).fitted_values_.tolist() == [
+    assert NearIsotonicRegression().fit([1, 2, 3], [0.3, 0.3, 0.3]).step_values_.tolist() == [
         0.3, 0.3, 0.3,
     ]
 

@@ -8,10 +8,15 @@ under its old name.
 import functools
 import warnings
 
-__all__ = ["REMOVED_IN", "renamed_attribute", "renamed_parameter"]
+__all__ = ["REMOVED_IN", "renamed_attribute", "renamed_parameter", "warn_renamed"]
 
 #: The release that removes the old names.
 REMOVED_IN = "0.3"
+
+
+def warn_renamed(what, old, new, stacklevel=2):
+    """The FutureWarning for a renamed ``what`` ("parameter", "attribute"), for the caller."""
+    _warn(what, old, new, stacklevel + 1)
 
 
 def _warn(what, old, new, stacklevel):

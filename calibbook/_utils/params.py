@@ -44,7 +44,12 @@ class InvalidParameterError(ValueError, TypeError):
 
     Both a ``ValueError`` and a ``TypeError``, like scikit-learn's
     ``InvalidParameterError``, so that code catching either (ours, scikit-learn's
-    or a user's) sees it.
+    or a user's) sees it. :doc:`/book/api/index` lists the functions that raise it.
+
+    Parameters
+    ----------
+    message : str
+        Names the parameter, every accepted form and the value received.
 
     Examples
     --------

@@ -3,6 +3,7 @@
 import numpy as np
 
 from calibbook._utils.binning import sorted_runs, split_sorted
+from calibbook._utils.deprecation import renamed_attribute
 from calibbook._utils.params import Interval, Real, validate_params
 from calibbook.base import BaseCalibrator
 from calibbook.calibrators._model_averaging import (
@@ -108,13 +109,15 @@ class BBQ(BaseCalibrator):
         Their weights (summing to one).
     log_marginal_likelihoods_ : ndarray (M,)
         Their log marginal likelihoods.
-    bin_edges_ : ndarray (K - 1,)
+    thresholds_ : ndarray (K - 1,)
         Inner edges of the averaged map, a step function: the union of the averaged
-        binnings' cuts, increasing. A score s falls in cell #{edges <= s}.
-    bin_estimates_ : ndarray (K,)
-        The averaged map's value on each cell: ``bin_estimates_[i]`` on
-        [bin_edges_[i - 1], bin_edges_[i]). The names are those of
-        :class:`~calibbook.HistogramBinning`'s step map.
+        binnings' cuts, increasing. A score s falls in cell #{thresholds_ <= s}.
+        (``bin_edges_`` before 0.2; the old name warns until 0.3.)
+    step_values_ : ndarray (K,)
+        The averaged map's value on each cell: ``step_values_[i]`` on
+        [thresholds_[i - 1], thresholds_[i]). Every step map of calibbook names
+        its values ``step_values_``. (``bin_estimates_`` before 0.2; the old name
+        warns until 0.3.)
 
     Notes
     -----
@@ -159,6 +162,10 @@ class BBQ(BaseCalibrator):
         "prior_clip": [Interval(Real, 0, 0.5, closed="neither")],
     }
 
+    # the 0.1 names (CHANGELOG.md)
+    bin_edges_ = renamed_attribute("bin_edges_", "thresholds_")
+    bin_estimates_ = renamed_attribute("bin_estimates_", "step_values_")
+
     def __init__(self, *, prior_strength=2.0, prune=None, prune_alpha=None, prior_clip=0.005):
         self.prior_strength = prior_strength
         self.prune = prune
@@ -194,8 +201,8 @@ class BBQ(BaseCalibrator):
         keep = weight > 0
         cuts = bbq_collect(record, b_min, weight)
         averaged = bbq_average(*cuts, total, pos_total, strength, clip, weight)
-        self.bin_edges_ = cuts[5]
-        self.bin_estimates_ = np.clip(averaged, 0.0, 1.0)
+        self.thresholds_ = cuts[5]
+        self.step_values_ = np.clip(averaged, 0.0, 1.0)
         self.model_n_bins_ = np.arange(b_min, b_max + 1)[keep]
         self.model_weights_ = weight[keep]
         self.log_marginal_likelihoods_ = log_ml[keep]
@@ -204,4 +211,4 @@ class BBQ(BaseCalibrator):
     def _predict(self, scores):
         from calibbook._kernels.binning import bin_index
 
-        return self.bin_estimates_[bin_index(self.bin_edges_, scores)]
+        return self.step_values_[bin_index(self.thresholds_, scores)]

@@ -3,6 +3,7 @@
 import numpy as np
 
 from calibbook._utils.binning import sorted_runs
+from calibbook._utils.deprecation import renamed_attribute
 from calibbook._utils.params import Options
 from calibbook.base import BaseCalibrator
 from calibbook.calibrators._model_averaging import (
@@ -69,8 +70,9 @@ class ENIR(BaseCalibrator):
     model_lambdas_, model_df_, model_scores_, model_weights_ : ndarray (T,)
         The averaged models (the lam = 0 model excluded unless it is the only one),
         their blocks, criterion values and weights (summing to one).
-    run_values_ : ndarray (R,)
-        Averaged calibrated value at each distinct training score.
+    step_values_ : ndarray (R,)
+        Averaged calibrated value at each distinct training score, ``path_.scores``
+        (``run_values_`` before 0.2; the old name warns until 0.3).
 
     Notes
     -----
@@ -115,6 +117,9 @@ class ENIR(BaseCalibrator):
         **PRUNING_CONSTRAINTS,
     }
 
+    # the 0.1 names (CHANGELOG.md)
+    run_values_ = renamed_attribute("run_values_", "step_values_")
+
     def __init__(self, *, criterion="bic", interpolation="linear", prune=None, prune_alpha=None):
         self.criterion = criterion
         self.interpolation = interpolation
@@ -139,7 +144,7 @@ class ENIR(BaseCalibrator):
             model_average(bw, bs, bx, coef, *events_after, scored.model_lam, model_weight),
             0.0, 1.0,
         )
-        self._block_values = (starts, block_values)  # run_values_, when asked
+        self._block_values = (starts, block_values)  # step_values_, when asked
         knots_x, knots_y, first = piecewise_knots(values, starts, block_values)
         slopes = np.zeros_like(knots_y)
         slopes[:-1] = np.diff(knots_y) / np.diff(knots_x)  # knots_x strictly increases
@@ -153,7 +158,7 @@ class ENIR(BaseCalibrator):
         return self
 
     @property
-    def run_values_(self):
+    def step_values_(self):
         """Averaged calibrated value at each distinct training score (ndarray (R,)).
 
         Constant over each block of the first model that carries weight; expanded from

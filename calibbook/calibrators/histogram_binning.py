@@ -10,6 +10,7 @@ n_j negatives in the bin.
 import numpy as np
 
 from calibbook._utils.binning import STRATEGIES, equal_frequency_fit, uniform_step_edges
+from calibbook._utils.deprecation import renamed_attribute
 from calibbook._utils.params import Integral, Interval, Options, Real, validate_params
 from calibbook.base import BaseCalibrator
 
@@ -105,8 +106,10 @@ class HistogramBinning(BaseCalibrator):
     ----------
     n_bins_ : int
         Number of bins used, B.
-    bin_edges_ : ndarray of shape (n_bins_ - 1,)
-        Inner bin edges, non-decreasing; a score s falls in bin #{edges <= s}. Each
+    thresholds_ : ndarray of shape (n_bins_ - 1,)
+        Inner bin edges only (the outer ones are the whole real line), non-decreasing;
+        a score s falls in bin #{thresholds_ <= s}. (``bin_edges_`` before 0.2; the
+        old name warns until 0.3.) Each
         finite edge lies strictly between two neighbouring distinct training scores,
         never on one (see Notes). Quantile edges that coincide mark bins that heavy
         ties left empty; +inf marks trailing empty bins.
@@ -114,8 +117,9 @@ class HistogramBinning(BaseCalibrator):
         Training weight (row count) per bin.
     bin_positives_ : ndarray of shape (n_bins_,)
         Positive training weight per bin.
-    bin_estimates_ : ndarray of shape (n_bins_,)
-        Predicted probability per bin. An empty bin (possible with uniform bins)
+    step_values_ : ndarray of shape (n_bins_,)
+        Predicted probability per bin (``bin_estimates_`` before 0.2; the old name
+        warns until 0.3). An empty bin (possible with uniform bins)
         predicts the estimate of the nearest non-empty bin, or the mean of the
         two nearest when it lies halfway between them: with no data of its own,
         the neighbouring bins are the best local evidence.
@@ -166,7 +170,7 @@ class HistogramBinning(BaseCalibrator):
     >>> cal = HistogramBinning(n_bins=2).fit([0.1, 0.2, 0.7, 0.9], [0, 1, 1, 1])
     >>> cal.predict([0.15, 0.8]).tolist()
     [0.5, 1.0]
-    >>> cal.bin_edges_.round(6).tolist()  # s falls in bin #{edges <= s}; (0.2 + 0.7) / 2
+    >>> cal.thresholds_.round(6).tolist()  # s falls in bin #{thresholds_ <= s}; (0.2 + 0.7) / 2
     [0.45]
     """
 
@@ -175,6 +179,10 @@ class HistogramBinning(BaseCalibrator):
         "strategy": [Options(*STRATEGIES)],
         "prior_strength": [Interval(Real, 0, None)],
     }
+
+    # the 0.1 names (CHANGELOG.md)
+    bin_edges_ = renamed_attribute("bin_edges_", "thresholds_")
+    bin_estimates_ = renamed_attribute("bin_estimates_", "step_values_")
 
     def __init__(self, *, n_bins="auto", strategy="quantile", prior_strength=0.0):
         self.n_bins = n_bins
@@ -206,13 +214,13 @@ class HistogramBinning(BaseCalibrator):
         with np.errstate(invalid="ignore", divide="ignore"):
             estimates = (positives + a * base_rate) / (weights + a)
         self.n_bins_ = n_bins
-        self.bin_edges_ = edges
+        self.thresholds_ = edges
         self.bin_weights_ = weights
         self.bin_positives_ = positives
-        self.bin_estimates_ = fill_empty_bins(estimates, weights)
+        self.step_values_ = fill_empty_bins(estimates, weights)
         return self
 
     def _predict(self, scores):
         from calibbook._kernels.binning import bin_index
 
-        return self.bin_estimates_[bin_index(self.bin_edges_, scores)]
+        return self.step_values_[bin_index(self.thresholds_, scores)]

@@ -3,6 +3,7 @@
 import numpy as np
 
 from calibbook._utils.binning import sorted_runs, split_sorted
+from calibbook._utils.deprecation import renamed_attribute
 from calibbook._utils.params import Options
 from calibbook._utils.validation import check_sample_weight, check_scores
 from calibbook.base import BaseCalibrator
@@ -100,8 +101,9 @@ class IsotonicCalibration(BaseCalibrator):
         Smallest training score of each block, increasing.
     block_upper_ : ndarray (n_blocks,)
         Largest training score of each block.
-    block_values_ : ndarray (n_blocks,)
-        Fraction of positives (weighted) of each block, in [0, 1].
+    step_values_ : ndarray (n_blocks,)
+        Fraction of positives (weighted) of each block, in [0, 1]
+        (``block_values_`` before 0.2; the old name warns until 0.3).
     block_weights_ : ndarray (n_blocks,)
         Training weight of each block.
 
@@ -132,7 +134,7 @@ class IsotonicCalibration(BaseCalibrator):
     >>> cal = IsotonicCalibration().fit([0.1, 0.2, 0.3, 0.4], [0, 1, 0, 1])
     >>> cal.predict([0.1, 0.25, 0.4]).tolist()
     [0.0, 0.5, 1.0]
-    >>> cal.block_values_.tolist()  # the middle two scores are pooled
+    >>> cal.step_values_.tolist()  # the middle two scores are pooled
     [0.0, 0.5, 1.0]
     """
 
@@ -141,6 +143,9 @@ class IsotonicCalibration(BaseCalibrator):
         "out_of_bounds": [Options("clip", "raise")],
         "interpolation": [Options("step", "linear")],
     }
+
+    # the 0.1 names (CHANGELOG.md)
+    block_values_ = renamed_attribute("block_values_", "step_values_")
 
     def __init__(self, *, increasing=True, out_of_bounds="clip", interpolation="step"):
         self.increasing = increasing
@@ -165,7 +170,7 @@ class IsotonicCalibration(BaseCalibrator):
         self.block_lower_ = lower
         self.block_upper_ = upper
         self.block_weights_ = block_weight
-        self.block_values_ = np.clip(block_sum / block_weight, 0.0, 1.0)
+        self.step_values_ = np.clip(block_sum / block_weight, 0.0, 1.0)
         return self
 
     def _predict(self, scores):
@@ -181,11 +186,11 @@ class IsotonicCalibration(BaseCalibrator):
             return linear_values(*self._knots(), scores)
         # blocks are listed by increasing score in either direction; edges between them
         edges = 0.5 * (self.block_upper_[:-1] + self.block_lower_[1:])
-        return self.block_values_[bin_index(edges, scores)]
+        return self.step_values_[bin_index(edges, scores)]
 
     def _knots(self):
         """Knots of the linear interpolant: each block's first and last score."""
         x = np.column_stack((self.block_lower_, self.block_upper_)).ravel()
-        y = np.repeat(self.block_values_, 2)
+        y = np.repeat(self.step_values_, 2)
         keep = np.concatenate(([True], x[1:] != x[:-1]))  # one-score blocks give one knot
         return x[keep], y[keep]

@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from calibbook._utils.deprecation import renamed_attribute, warn_renamed
 from calibbook._utils.maths import expit, weighted_mean_var
 from calibbook._utils.params import Interval, Options, Real
 from calibbook.base import BaseCalibrator
@@ -25,7 +26,7 @@ KERNELS = ("gaussian", "boxcar", "epanechnikov", "tricube")
 BANDWIDTH_RULES = ("silverman", "silverman_robust", "scott")
 METHODS = ("auto", "exact", "binned")
 
-_AUTO_BINNED_ABOVE = 2000  # training points above which method="auto" bins the Gaussian kernel
+_AUTO_BINNED_ABOVE = 2000  # training points above which algorithm="auto" bins the Gaussian kernel
 _GRID_POINTS_PER_BANDWIDTH = 1000  # grid spacing delta = h / 1000 for the binned path
 _MAX_GRID = 2**21
 _NOISE_FLOOR = 1e-11  # compact sums below this fraction of the nearby weight are rounding noise
@@ -230,14 +231,17 @@ class KDECalibration(BaseCalibrator):
         probabilities piled up near 0 and 1 (naive Bayes, boosted trees): a
         bandwidth rule fitted to such scores smooths the bulk and the tails
         alike. Cannot be combined with ``reflect``.
-    method : {"auto", "exact", "binned"}, default="auto"
+    algorithm : {"auto", "exact", "binned"}, default="auto"
         How the Gaussian kernel sums are evaluated (compact kernels are always
         exact). ``"exact"``: the sum over all training points, in log space,
         O(N M) in the worst case. ``"binned"``: linear binning on a grid of
         spacing delta <= h / 1000 (at most 2^21 grid points) and an FFT
         convolution at fit time, linear interpolation at predict time.
         ``"auto"``: binned when the class has more than 2000 training points
-        (after reflection), exact otherwise.
+        (after reflection), exact otherwise. (Called ``method`` before calibbook
+        0.2; ``method=`` still works, with a FutureWarning, until 0.3.)
+    method : deprecated
+        The old name of ``algorithm``.
     binned_tol : float, default=1e-4
         Guaranteed bound on the error of a binned prediction. Linear binning
         and linear interpolation each move S_t / h_t by at most
@@ -261,7 +265,7 @@ class KDECalibration(BaseCalibrator):
         Bandwidths (h_0, h_1) used for class 0 and class 1.
     class_prior_ : ndarray of shape (2,)
         Weighted class frequencies (pi_0, pi_1).
-    method_ : str
+    algorithm_ : str
         ``"exact"`` or ``"binned"``: how the Gaussian sums are evaluated.
     support_ : ndarray
         Sorted distinct training scores (with positive weight); their logits
@@ -329,7 +333,8 @@ class KDECalibration(BaseCalibrator):
         "shared_bandwidth": ["boolean"],
         "reflect": ["boolean"],
         "logit_input": ["boolean"],
-        "method": [Options(*METHODS)],
+        "algorithm": [Options(*METHODS)],
+        "method": [Options(*METHODS, "deprecated")],
         "binned_tol": [Interval(Real, 0, 1, closed="neither")],
         "out_of_bounds": [Options("clip", "extrapolate")],
     }
@@ -342,18 +347,22 @@ class KDECalibration(BaseCalibrator):
         shared_bandwidth=True,
         reflect=False,
         logit_input=False,
-        method="auto",
+        algorithm="auto",
         binned_tol=1e-4,
         out_of_bounds="clip",
+        method="deprecated",
     ):
         self.kernel = kernel
         self.bandwidth = bandwidth
         self.shared_bandwidth = shared_bandwidth
         self.reflect = reflect
         self.logit_input = logit_input
-        self.method = method
+        self.algorithm = algorithm
         self.binned_tol = binned_tol
         self.out_of_bounds = out_of_bounds
+        self.method = method
+
+    method_ = renamed_attribute("method_", "algorithm_")
 
     @property
     def _requires_probabilities(self):
@@ -408,13 +417,17 @@ class KDECalibration(BaseCalibrator):
             densities.append(_ClassDensity(cx, cw, float(ht), self.kernel))
         self._densities = densities
         n_points = max(d.xs.size for d in densities)
+        algorithm = self.algorithm
+        if self.method != "deprecated":
+            warn_renamed("parameter", "method", "algorithm")
+            algorithm = self.method
         if self.kernel != "gaussian":
-            self.method_ = "exact"
-        elif self.method == "auto":
-            self.method_ = "binned" if n_points > _AUTO_BINNED_ABOVE else "exact"
+            self.algorithm_ = "exact"
+        elif algorithm == "auto":
+            self.algorithm_ = "binned" if n_points > _AUTO_BINNED_ABOVE else "exact"
         else:
-            self.method_ = self.method
-        if self.method_ == "binned":
+            self.algorithm_ = algorithm
+        if self.algorithm_ == "binned":
             self._build_grid()
         return self
 
@@ -503,7 +516,7 @@ class KDECalibration(BaseCalibrator):
     def _predict(self, scores):
         if self.support_.size == 1:  # constant training scores: the base rate
             return np.full(scores.shape, self.class_prior_[1])
-        if self.kernel == "gaussian" and self.method_ == "binned" and not self.logit_input:
+        if self.kernel == "gaussian" and self.algorithm_ == "binned" and not self.logit_input:
             # the clip happens inside the compiled pass
             clip = self.score_range_ if self.out_of_bounds == "clip" else (-np.inf, np.inf)
             return self._posterior_gaussian_binned(scores, tuple(float(c) for c in clip))
@@ -512,6 +525,6 @@ class KDECalibration(BaseCalibrator):
         scores = self._features(scores)
         if self.kernel != "gaussian":
             return self._posterior_compact(scores)
-        if self.method_ == "binned":
+        if self.algorithm_ == "binned":
             return self._posterior_gaussian_binned(scores)
         return self._posterior_gaussian_exact(scores)

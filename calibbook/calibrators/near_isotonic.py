@@ -18,6 +18,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from calibbook._utils.binning import sorted_runs
+from calibbook._utils.deprecation import renamed_attribute
 from calibbook._utils.params import (
     Interval,
     Options,
@@ -336,8 +337,9 @@ class NearIsotonicRegression(RegressorMixin, BaseEstimator):
         The penalty used: the chosen breakpoint with ``lam="bic"``, else ``lam``.
     path_ : NearIsotonicPath
         The whole path; ``path_.fitted(other_lam)`` reuses it for any penalty.
-    fitted_values_ : ndarray (R,)
-        Fit at ``lam_`` for each distinct training score ``path_.scores``.
+    step_values_ : ndarray (R,)
+        Fit at ``lam_`` for each distinct training score ``path_.scores``
+        (``fitted_values_`` before 0.2; the old name warns until 0.3).
 
     See Also
     --------
@@ -357,7 +359,7 @@ class NearIsotonicRegression(RegressorMixin, BaseEstimator):
     --------
     >>> from calibbook import NearIsotonicRegression
     >>> reg = NearIsotonicRegression(lam=0.25).fit([1, 2, 3, 4], [0.0, 1.0, 0.0, 1.0])
-    >>> reg.fitted_values_.round(3).tolist()
+    >>> reg.step_values_.round(3).tolist()
     [0.0, 0.75, 0.25, 1.0]
     >>> NearIsotonicRegression().fit([1, 2, 3, 4], [0.0, 1.0, 0.0, 1.0]).lam_  # by BIC
     0.5
@@ -367,6 +369,9 @@ class NearIsotonicRegression(RegressorMixin, BaseEstimator):
         "lam": [Interval(Real, 0, None), Options("bic")],
         "interpolation": [Options("linear", "step")],
     }
+
+    # the 0.1 names (CHANGELOG.md)
+    fitted_values_ = renamed_attribute("fitted_values_", "step_values_")
 
     def __init__(self, *, lam="bic", interpolation="linear"):
         self.lam = lam
@@ -400,7 +405,7 @@ class NearIsotonicRegression(RegressorMixin, BaseEstimator):
             self.path_, self.lam_ = self._bic_path(s, target, w)
         else:
             self.path_, self.lam_ = _path(s, target, w), float(self.lam)
-        self.fitted_values_ = self.path_.fitted(self.lam_)
+        self.step_values_ = self.path_.fitted(self.lam_)
         return self
 
     def _bic_path(self, scores, y, sample_weight):
@@ -444,7 +449,7 @@ class NearIsotonicRegression(RegressorMixin, BaseEstimator):
         """
         check_is_fitted(self)
         s = check_scores(scores)
-        return interpolate_runs(self.path_.scores, self.fitted_values_, s, self.interpolation)
+        return interpolate_runs(self.path_.scores, self.step_values_, s, self.interpolation)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
