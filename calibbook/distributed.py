@@ -20,6 +20,7 @@ from functools import partial
 
 import numpy as np
 
+from calibbook._utils.optional import require
 from calibbook._utils.params import (
     Integral,
     Interval,
@@ -279,7 +280,7 @@ def _lookup_block(scores, table, grid):
 
 
 def _predict_partition(part, predict):
-    import pandas as pd
+    pd = require("pandas", "distributed")
 
     return pd.Series(predict(part.to_numpy()), index=part.index, name=part.name)
 
@@ -586,7 +587,7 @@ def predict_distributed(calibrator, scores, *, grid=None):
         predict = partial(_predict_block, calibrator=calibrator, grid=grid)
     if kind == "array":
         return scores.map_blocks(predict, dtype=np.float64)
-    import pandas as pd
+    pd = require("pandas", "distributed")
 
     meta = pd.Series(np.empty(0, dtype=np.float64), name=scores.name)
     return scores.map_partitions(_predict_partition, predict, meta=meta)

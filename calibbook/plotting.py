@@ -8,6 +8,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from calibbook._utils.optional import require
 from calibbook._utils.params import check_parameter
 from calibbook.experiments.statistics import nemenyi_critical_difference
 from calibbook.metrics import reliability_curve
@@ -73,7 +74,7 @@ def use_style():
     >>> mpl.rcParams["axes.prop_cycle"].by_key()["color"] == COLORS
     True
     """
-    import matplotlib as mpl
+    mpl = require("matplotlib", "plot")
     from cycler import cycler
 
     style = dict(STYLE, **{"axes.prop_cycle": cycler(color=COLORS)})
@@ -281,7 +282,7 @@ def reliability_diagram(
     ['perfect calibration', '90% consistency band']
     >>> plt.close(fig)
     """
-    import matplotlib.pyplot as plt
+    plt = require("matplotlib.pyplot", "plot")
 
     check_parameter(consistency_bands, "consistency_bands", ["boolean"])
     band_level, n_resamples, random_state = _check_band_parameters(
@@ -401,7 +402,7 @@ def critical_difference_diagram(average_ranks, n_datasets, *, alpha=0.05, ax=Non
     ['BBQ (2.10)', 'ENIR (1.40)', 'isotonic (2.50)']
     >>> plt.close(ax.figure)
     """
-    import matplotlib.pyplot as plt
+    plt = require("matplotlib.pyplot", "plot")
 
     items = sorted(dict(average_ranks).items(), key=lambda kv: kv[1])
     names = [n for n, _ in items]

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = ROOT / "pyproject.toml"
 ENVIRONMENT = ROOT / "environment.yml"
 
-EXTRAS = ("book", "test", "distributed")
+EXTRAS = ("tables", "plot", "data", "experiments", "book", "test", "distributed")
 # PyPI name -> conda-forge name, where they differ.
 PYPI_TO_CONDA = {"matplotlib": "matplotlib-base"}
 # Not on conda-forge: installed by the pip: section of environment.yml.

@@ -29,6 +29,8 @@ import zlib
 
 import numpy as np
 
+from calibbook._utils.optional import require
+
 __all__ = [
     "MAP_PARAMETERS",
     "DENSITY_SHAPE",
@@ -679,7 +681,7 @@ def population_targets(maps, density, bin_counts=(5, 10, 15, 20), debiased_bins=
 
     :doc:`/book/01_measuring_calibration` shows this table.
     """
-    import pandas as pd
+    pd = require("pandas", "experiments")
 
     rows = {}
     for name, f in maps.items():
@@ -829,7 +831,7 @@ def run_study(maps, sizes, n_rep, seed=2024, *, density=None, bin_counts=(5, 10,
 
     :doc:`/book/01_measuring_calibration` runs a slice of it live and reads the full study.
     """
-    import pandas as pd
+    pd = require("pandas", "experiments")
 
     if isinstance(n_rep, bool) or int(n_rep) != n_rep or n_rep < 1:
         raise ValueError(f"n_rep must be a positive integer; got {n_rep!r}.")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from calibbook._utils.optional import require
 from calibbook.experiments import average_ranks, dataset_means, friedman_test, holm_test
 
 __all__ = [
@@ -186,7 +187,7 @@ def auc_changes(summary, methods, *, tol=1e-9):
     >>> auc_changes(summary, ["A", "B"])["changed"].tolist()
     [0, 1]
     """
-    import pandas as pd
+    pd = require("pandas", "experiments")
 
     auc = summary[summary["measure"] == "AUC"]
     table = auc.pivot_table(
@@ -272,7 +273,7 @@ def recommendations(
     >>> recs[("LR", "method")].tolist()
     ['none', 'A', 'A', 'A', 'A']
     """
-    import pandas as pd
+    pd = require("pandas", "experiments")
 
     everyone = [m for m in summary["method"].unique() if m != "raw"]
     moved = auc_changes(summary, everyone)
@@ -359,7 +360,7 @@ def book_recommendations(comparison_csv, speed_csv, *, small=1000, alpha=0.05):
     ['keep the ranking', 'small calibration sets', 'larger calibration sets',
      'tight time budget', 'reliable bins']
     """
-    import pandas as pd
+    pd = require("pandas", "experiments")
 
     from calibbook.datasets import benchmark_table
     from calibbook.experiments import recommended_calibrators

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from calibbook._utils.optional import require
 from calibbook.experiments import FIT_TIME, MEASURES, _cache
 from calibbook.registry import calibrator_entry, registered
 
@@ -387,12 +388,12 @@ def _run_protocol(
 ):
     import warnings
 
-    import pandas as pd
+    pd = require("pandas", "experiments")
     from sklearn.model_selection import RepeatedStratifiedKFold
 
     with warnings.catch_warnings():  # tqdm.auto warns when ipywidgets is missing
         warnings.simplefilter("ignore")
-        from tqdm.auto import tqdm
+        tqdm = require("tqdm.auto", "experiments").tqdm
 
     if calibrators is None:
         calibrators = paper_calibrators()

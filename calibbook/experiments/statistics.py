@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from calibbook._utils.optional import require
 from calibbook.experiments import HIGHER_IS_BETTER
 
 __all__ = [
@@ -115,7 +116,7 @@ def average_ranks(table, *, higher_is_better=None, measure=None, return_ranks=Fa
     >>> average_ranks([[0.30, 0.32, 0.35], [0.20, 0.25, 0.20]]).tolist()
     [1.25, 2.5, 2.25]
     """
-    import pandas as pd
+    pd = require("pandas", "experiments")
     from scipy.stats import rankdata
 
     if not isinstance(table, pd.DataFrame):
@@ -309,7 +310,7 @@ def holm_test(average_ranks, n_datasets, control, alpha=0.05):
     cf        0.057   False
     m         0.941   False
     """
-    import pandas as pd
+    pd = require("pandas", "experiments")
     from scipy import stats
 
     R = pd.Series(average_ranks, dtype=np.float64)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from calibbook._utils.optional import require
 from calibbook.experiments import FIT_TIME
 from calibbook.experiments.statistics import average_ranks, dataset_means, friedman_test, holm_test
 
@@ -66,7 +67,7 @@ def rank_table(results, classifier, methods, measures=_PAPER_MEASURES, control="
     method  ENIR    BBQ    raw
     RMSE     1.0  2.333  2.667
     """
-    import pandas as pd
+    pd = require("pandas", "experiments")
 
     ranks, marks = {}, {}
     for meas in measures:
@@ -165,7 +166,7 @@ def improvement_ci(results, method="ENIR", base="raw", measures=_PAPER_MEASURES,
     >>> round(low, 3), round(high, 3)
     (-0.221, 0.02)
     """
-    import pandas as pd
+    pd = require("pandas", "experiments")
     from scipy import stats
 
     out = {}

@@ -15,6 +15,7 @@ groups by position, which can split tied predictions.
 import numpy as np
 
 from calibbook._utils.binning import STRATEGIES, assign_bins, bin_edges, bin_statistics
+from calibbook._utils.optional import require
 from calibbook._utils.params import Integral, Interval, Options, Real, validate_params
 from calibbook._utils.validation import check_probability_input
 
@@ -275,7 +276,7 @@ def reliability_curve(
     >>> curve[["mean_predicted", "observed", "count"]].round(3).to_numpy().tolist()
     [[0.2, 0.0, 2.0], [0.85, 1.0, 2.0]]
     """
-    import pandas as pd
+    pd = require("pandas", "tables")
 
     y, p, w = check_probability_input(y_true, y_prob, sample_weight)
     weight, e, o, edges = _binned(y, p, w, n_bins, strategy)

@@ -4,6 +4,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from calibbook._utils.optional import require
 from calibbook._utils.params import Choices, Options, validate_params
 from calibbook._utils.validation import check_probability_input
 from calibbook.metrics._binned import (
@@ -142,7 +143,7 @@ def calibration_report(
     >>> report[["smECE", "Spiegelhalter_p"]].round(3).tolist()
     [0.172, 0.155]
     """
-    import pandas as pd
+    pd = require("pandas", "tables")
 
     extra = _extra_columns(extra)
     columns = list(REPORT_COLUMNS) + list(extra)
