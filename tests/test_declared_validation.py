@@ -24,10 +24,37 @@ PACKAGE = Path(calibbook.__file__).parent
 
 # Arguments that carry data: their content is checked by calibbook._utils.validation.
 DATA = {
-    "X", "y", "y_true", "y_prob", "scores", "sample_weight", "s", "p", "w", "x", "xs",
-    "weights", "sums", "labels", "table", "results", "average_ranks", "values", "targets",
-    "a", "b", "estimates", "probabilities", "decision", "fit_params", "params", "calibrator",
-    "estimator", "run_scores", "run_values", "name",
+    "X",
+    "y",
+    "y_true",
+    "y_prob",
+    "scores",
+    "sample_weight",
+    "s",
+    "p",
+    "w",
+    "x",
+    "xs",
+    "weights",
+    "sums",
+    "labels",
+    "table",
+    "results",
+    "average_ranks",
+    "values",
+    "targets",
+    "a",
+    "b",
+    "estimates",
+    "probabilities",
+    "decision",
+    "fit_params",
+    "params",
+    "calibrator",
+    "estimator",
+    "run_scores",
+    "run_values",
+    "name",
 }
 CHECKERS = {"check_parameter", "check_option", "check_n_bins"}
 RAISED = {"ValueError", "TypeError", "InvalidParameterError"}
@@ -121,14 +148,16 @@ def hand_checks(module, tree):
 
 
 def test_no_parameter_is_validated_by_hand():
-    found = [f"{where} ({what})" for mod, tree in _modules() for where, what in hand_checks(mod, tree)]
+    found = [
+        f"{where} ({what})" for mod, tree in _modules() for where, what in hand_checks(mod, tree)
+    ]
     assert not found, "declare these in validate_params or _parameter_constraints:\n" + "\n".join(
         found
     )
 
 
 def test_the_scan_finds_a_hand_written_check():
-    source = '''
+    source = """
 def f(y_prob, *, n_bins=10):
     k = int(n_bins)
     if k < 1:
@@ -145,7 +174,7 @@ class E:
         if self.alpha <= 0:
             raise ValueError("alpha")
         check_parameter(self.alpha, "alpha", [])
-'''
+"""
     found = hand_checks("demo", ast.parse(source))
     assert [w for w, _ in found] == ["demo:f", "demo:fit", "demo:fit"]
 
