@@ -562,3 +562,26 @@ def test_rank_table_takes_the_new_measures(tmp_path):
         means = ex.dataset_means(res, "NB", meas, ["iso", "Platt", "raw"])
         expected = means.rank(axis=1, method="average").mean()
         np.testing.assert_allclose(ranks.loc[meas], expected[ranks.columns])
+
+
+def test_declared_defaults_satisfy_their_own_constraints():
+    # validate_params checks only the arguments given: a default must be valid by itself
+    import inspect
+
+    from calibbook._utils.params import check_parameter
+    from calibbook.experiments import estimator_study
+
+    checked = 0
+    for module in (estimator_study, statistics, tables):
+        for name in module.__all__:
+            func = getattr(module, name)
+            constraints = getattr(func, "_parameter_constraints", None)
+            if constraints is None:
+                continue
+            parameters = inspect.signature(func).parameters
+            for param, accepted in constraints.items():
+                default = parameters[param].default
+                if default is not inspect.Parameter.empty:
+                    check_parameter(default, param, accepted)
+                    checked += 1
+    assert checked >= 20
