@@ -1,6 +1,8 @@
 """The estimator study's engine: its truths against independent Monte-Carlo and hand-worked
 values, its reproducibility by seed, and the shapes of what it returns."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -9,6 +11,7 @@ from hypothesis import strategies as st
 from scipy import integrate, stats
 from scipy.special import expit
 
+from calibbook._utils.params import InvalidParameterError
 from calibbook.experiments import estimator_study as es
 from calibbook.metrics import calibration_intercept_slope, smooth_ece
 
@@ -42,11 +45,26 @@ def test_maps_by_their_formulas():
 
 
 @pytest.mark.parametrize(
-    "kwargs", [{"over_slope": 1.0}, {"under_slope": 0.9}, {"wiggle": 0.3}, {"wiggle": 0.0}]
+    "kwargs",
+    [{"over_slope": 1.0}, {"under_slope": 0.9}, {"under_slope": 1.0}, {"wiggle": 0.3},
+     {"wiggle": 0.0}, {"over_slope": np.nan}, {"wiggle": "0.1"}],
 )
 def test_maps_reject_strengths_out_of_range(kwargs):
-    with pytest.raises(ValueError, match=next(iter(kwargs))):
+    name = next(iter(kwargs))
+    with pytest.raises(InvalidParameterError, match=f"^{name} must be None or a finite number"):
         es.calibration_maps(**kwargs)
+
+
+def test_maps_and_density_take_none_for_the_module_constants():
+    p = np.linspace(0.05, 0.95, 19)
+    explicit = es.calibration_maps(**es.MAP_PARAMETERS)
+    for name, f in es.calibration_maps(over_slope=None, under_slope=None, wiggle=None).items():
+        np.testing.assert_array_equal(f(p), explicit[name](p))
+    assert es.prediction_density(None, None).args == es.DENSITY_SHAPE
+    assert es.prediction_density(b=3).args == (2.0, 3.0)
+    for a, b in [(0, 1), (1, -2.0), (np.inf, 1)]:
+        with pytest.raises(InvalidParameterError, match="must be None or a finite number > 0"):
+            es.prediction_density(a, b)
 
 
 def test_draw_sample_labels_follow_the_map():
@@ -57,8 +75,16 @@ def test_draw_sample_labels_follow_the_map():
     assert abs(y.mean() - MAPS["under-confident"](p).mean()) < 5 * 0.5 / np.sqrt(p.size)
     # the predictions follow the density (Kolmogorov-Smirnov)
     assert stats.kstest(p[:20_000], DENSITY.cdf).pvalue > 1e-3
-    with pytest.raises(ValueError, match="positive integer"):
-        es.draw_sample(MAPS["calibrated"], DENSITY, 0, rng)
+    for n in (0, 2.5, True):
+        with pytest.raises(InvalidParameterError, match="n must be an integer >= 1"):
+            es.draw_sample(MAPS["calibrated"], DENSITY, n, rng)
+    with pytest.raises(InvalidParameterError, match="rng must be None, a non-negative"):
+        es.draw_sample(MAPS["calibrated"], DENSITY, 5, -1)
+    # a seed stands for the generator it seeds; a Generator is advanced in place
+    p_seed, y_seed = es.draw_sample(MAPS["calibrated"], DENSITY, 50, 8)
+    p_gen, y_gen = es.draw_sample(MAPS["calibrated"], DENSITY, 50, np.random.default_rng(8))
+    np.testing.assert_array_equal(p_seed, p_gen)
+    np.testing.assert_array_equal(y_seed, y_gen)
 
 
 # ---------------------------------------------------------------------------
@@ -115,10 +141,14 @@ def test_binned_error_below_the_true_error_and_reaching_it():
     f = MAPS["over-confident"]
     whole = integrate.quad(lambda s: (f(s) - s) * DENSITY.pdf(s), 0, 1)[0]
     assert es.binned_error(f, DENSITY, 1) == pytest.approx(abs(whole), abs=1e-10)
-    with pytest.raises(ValueError, match="n_bins"):
+    with pytest.raises(InvalidParameterError, match="n_bins must be an integer >= 1"):
         es.binned_error(f, DENSITY, 0)
-    with pytest.raises(ValueError, match="strategy"):
+    with pytest.raises(InvalidParameterError, match="n_bins must be an integer >= 1"):
+        es.binned_error(f, DENSITY, 5.0)
+    with pytest.raises(InvalidParameterError, match="strategy must be one of 'uniform'"):
         es.binned_error(f, DENSITY, 5, "positional")
+    with pytest.raises(InvalidParameterError, match="squared must be a boolean"):
+        es.binned_error(f, DENSITY, 5, squared="yes")
 
 
 def test_a_calibrated_map_has_zero_targets():
@@ -264,11 +294,48 @@ def test_run_study_values_agree_with_the_metrics():
         es.binned_error(MAPS["over-confident"], DENSITY, b, "quantile"))
 
 
-def test_run_study_rejects_bad_arguments():
-    with pytest.raises(ValueError, match="n_rep"):
-        es.run_study(MAPS, [100], n_rep=0)
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"n_rep": 0}, "n_rep must be an integer >= 1"),
+        ({"n_rep": 1.5}, "n_rep must be an integer >= 1"),
+        ({"seed": -1}, "seed must be an integer >= 0"),
+        ({"debiased_bins": 0}, "debiased_bins must be an integer >= 1"),
+        ({"band_bins": 0}, "band_bins must be an integer >= 1"),
+        ({"band_confidence": 1.0}, "band_confidence must be a finite number in \\(0.0, 1.0\\)"),
+        ({"band_level": 0.0}, "band_confidence must be a finite number in \\(0.0, 1.0\\)"),
+        ({"n_resamples": -1}, "n_resamples must be an integer >= 0"),
+        ({"first_rep": -2}, "first_rep must be an integer >= 0"),
+        ({"maps": [MAPS["calibrated"]]}, "maps must be a dict"),
+    ],
+)
+def test_run_study_rejects_bad_arguments(kwargs, message):
+    arguments = {"maps": MAPS, "sizes": [100], "n_rep": 1, **kwargs}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # band_level
+        with pytest.raises(InvalidParameterError, match=message):
+            es.run_study(**arguments)
+
+
+def test_run_study_rejects_small_sizes():
+    # a sequence's content is checked in the body: a ValueError, not a parameter's
     with pytest.raises(ValueError, match="at least 20"):
-        es.run_study(MAPS, [10], n_rep=1)
+        es.run_study(MAPS, [100, 10], n_rep=1)
+
+
+def test_band_level_is_the_old_name_of_band_confidence():
+    maps = {"over-confident": MAPS["over-confident"]}
+    new = es.run_study(maps, [80], n_rep=2, seed=3, n_resamples=50, band_confidence=0.8)
+    with pytest.warns(FutureWarning, match="'band_level' was renamed 'band_confidence'"):
+        old = es.run_study(maps, [80], n_rep=2, seed=3, n_resamples=50, band_level=0.8)
+    pd.testing.assert_frame_equal(old, new)
+    assert (new.loc[new.estimator == "band coverage", "target"] == 0.8).all()
+    # a different confidence gives other bands from the same draws
+    other = es.run_study(maps, [80], n_rep=2, seed=3, n_resamples=50, band_confidence=0.5)
+    coverage = other.estimator == "band coverage"
+    assert not other[coverage].value.equals(new[coverage].value)
+    with pytest.raises(TypeError, match="got both 'band_level' and its new name"):
+        es.run_study(maps, [80], n_rep=1, band_level=0.8, band_confidence=0.8)
 
 
 def test_summarise_study_by_hand():
@@ -289,5 +356,12 @@ def test_summarise_study_by_hand():
     assert e.rmse_se == pytest.approx(np.std(squares, ddof=1) / 2 / (2 * e.rmse_truth))
     t = out.loc["T"]  # two of the three valid p-values are below 0.05
     assert t.n_rep == 3 and t["mean"] == pytest.approx(2 / 3)
-    with pytest.raises(ValueError, match="alpha"):
-        es.summarise_study(df, alpha=1.5)
+    for alpha in (0.0, 1.5, "0.05"):
+        with pytest.raises(InvalidParameterError, match="alpha must be a finite number in"):
+            es.summarise_study(df, alpha=alpha)
+
+
+def test_smooth_target_grid_must_be_an_integer_of_at_least_1000():
+    for grid in (999, 2000.0):
+        with pytest.raises(InvalidParameterError, match="grid must be an integer >= 1000"):
+            es.smooth_ece_target(MAPS["over-confident"], DENSITY, grid=grid)

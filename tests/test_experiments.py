@@ -10,6 +10,7 @@ from sklearn.base import BaseEstimator
 
 from calibbook import experiments as ex
 from calibbook import registry
+from calibbook._utils.params import InvalidParameterError
 from calibbook.calibrators.isotonic import IsotonicCalibration
 from calibbook.calibrators.platt import PlattScaling
 from calibbook.experiments import _cache, protocols, statistics, tables
@@ -156,8 +157,32 @@ def test_holm_step_down_stops_at_first_acceptance():
 
 
 def test_holm_unknown_control():
-    with pytest.raises(ValueError, match="control"):
+    # a control absent from the ranks is a mismatch with the data, checked in the body
+    with pytest.raises(ValueError, match="control 'zzz' is not among the methods"):
         ex.holm_test(pd.Series({"a": 1.0, "b": 2.0}), 5, "zzz")
+
+
+RANKS = pd.Series({"a": 1.0, "b": 2.0})
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: ex.holm_test(RANKS, 5, "a", alpha=0.0), "alpha must be a finite number in"),
+        (lambda: ex.holm_test(RANKS, 5, "a", alpha=1.0), "alpha must be a finite number in"),
+        (lambda: ex.holm_test(RANKS, 0, "a"), "n_datasets must be an integer >= 1"),
+        (lambda: ex.holm_test(RANKS, 5.0, "a"), "n_datasets must be an integer >= 1"),
+        (lambda: ex.holm_test(RANKS, 5, None), "control must be a str"),
+        (lambda: ex.friedman_test([1.5, 1.5], n_datasets=1), "n_datasets must be None or an"),
+        (lambda: ex.nemenyi_critical_difference(1, 14), "k must be an integer >= 2"),
+        (lambda: ex.nemenyi_critical_difference(4, 0), "n_datasets must be an integer >= 1"),
+        (lambda: ex.nemenyi_critical_difference(4, 14, 1.5), "alpha must be a finite number"),
+        (lambda: ex.nemenyi_critical_difference(4, 14, np.nan), "alpha must be a finite number"),
+    ],
+)
+def test_statistics_reject_bad_parameters(call, message):
+    with pytest.raises(InvalidParameterError, match=message):
+        call()
 
 
 # ---------------------------------------------------------------------------
@@ -282,6 +307,59 @@ def test_protocol_on_benchmark_and_tables(tmp_path):
     assert lo <= hi
     ft = ex.fit_time_table(res)
     assert set(ft.index) == {"IsoRegC", "Platt", "ENIR"} and (ft.to_numpy() >= 0).all()
+
+
+def _three_datasets():
+    rows = [
+        (d, clf, m, 0, 0, "RMSE", v * (1.1 if clf == "NB" else 1.0))
+        for clf in ("LR", "NB")
+        for d, vals in {"a": (0.30, 0.35), "b": (0.20, 0.21), "c": (0.40, 0.45)}.items()
+        for m, v in zip(["ENIR", "raw"], vals)
+    ]
+    columns = ["dataset", "classifier", "method", "repeat", "fold", "measure", "value"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def test_improvement_ci_level_is_the_old_name_of_confidence():
+    results = _three_datasets()
+    new = ex.improvement_ci(results, measures=["RMSE"], confidence=0.8)
+    with pytest.warns(FutureWarning, match="'level' was renamed 'confidence'"):
+        old = ex.improvement_ci(results, measures=["RMSE"], level=0.8)
+    pd.testing.assert_frame_equal(old, new)
+    # the Student-t interval by hand, and a narrower one at a lower confidence
+    x = np.array([0.30 / 0.35, 0.20 / 0.21, 0.40 / 0.45]) - 1.0
+    half = stats.t.ppf(0.9, 2) * x.std(ddof=1) / np.sqrt(3)
+    np.testing.assert_allclose(new.loc["RMSE", "LR"], (x.mean() - half, x.mean() + half))
+    wide = ex.improvement_ci(results, measures=["RMSE"])  # 0.95
+    assert wide.loc["RMSE", "LR"][0] < new.loc["RMSE", "LR"][0]
+    with pytest.raises(TypeError, match="got both 'level' and its new name 'confidence'"):
+        ex.improvement_ci(results, level=0.8, confidence=0.8)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda r: ex.improvement_ci(r, confidence=1.0), "confidence must be a finite number in"),
+        (lambda r: ex.improvement_ci(r, confidence=0), "confidence must be a finite number in"),
+        (lambda r: ex.improvement_ci(r, method=1), "method must be a str"),
+        (lambda r: ex.improvement_ci(r, base=None), "base must be a str"),
+        (lambda r: ex.rank_table(r, "LR", ["ENIR", "raw"], alpha=1.5), "alpha must be a finite"),
+        (lambda r: ex.rank_table(r, "LR", ["ENIR", "raw"], control=0), "control must be a str"),
+        (lambda r: ex.fit_time_table(r, statistic=3), "statistic must be a str or a callable"),
+    ],
+)
+def test_tables_reject_bad_parameters(call, message):
+    with pytest.raises(InvalidParameterError, match=message):
+        call(_three_datasets())
+
+
+def test_format_rank_table_decimals():
+    ranks = pd.DataFrame({"ENIR": [1.45]}, index=["RMSE"])
+    marks = pd.DataFrame({"ENIR": ["*"]}, index=["RMSE"])
+    assert ex.format_rank_table(ranks, marks, decimals=0).iloc[0, 0] == "1*"
+    for decimals in (-1, 1.5):
+        with pytest.raises(InvalidParameterError, match="decimals must be an integer >= 0"):
+            ex.format_rank_table(ranks, marks, decimals=decimals)
 
 
 def test_classifier_scores_sigmoid_for_svm():
@@ -484,3 +562,26 @@ def test_rank_table_takes_the_new_measures(tmp_path):
         means = ex.dataset_means(res, "NB", meas, ["iso", "Platt", "raw"])
         expected = means.rank(axis=1, method="average").mean()
         np.testing.assert_allclose(ranks.loc[meas], expected[ranks.columns])
+
+
+def test_declared_defaults_satisfy_their_own_constraints():
+    # validate_params checks only the arguments given: a default must be valid by itself
+    import inspect
+
+    from calibbook._utils.params import check_parameter
+    from calibbook.experiments import estimator_study
+
+    checked = 0
+    for module in (estimator_study, statistics, tables):
+        for name in module.__all__:
+            func = getattr(module, name)
+            constraints = getattr(func, "_parameter_constraints", None)
+            if constraints is None:
+                continue
+            parameters = inspect.signature(func).parameters
+            for param, accepted in constraints.items():
+                default = parameters[param].default
+                if default is not inspect.Parameter.empty:
+                    check_parameter(default, param, accepted)
+                    checked += 1
+    assert checked >= 20

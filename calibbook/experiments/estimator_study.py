@@ -29,7 +29,16 @@ import zlib
 
 import numpy as np
 
+from calibbook._utils.deprecation import renamed_parameter
 from calibbook._utils.optional import require
+from calibbook._utils.params import (
+    Integral,
+    Interval,
+    Options,
+    Real,
+    check_random_state,
+    validate_params,
+)
 
 __all__ = [
     "MAP_PARAMETERS",
@@ -85,6 +94,14 @@ def _wiggle_map(p, amplitude):
     return p + amplitude * np.sin(3.5 * np.pi * p)
 
 
+@validate_params(
+    {
+        "over_slope": [None, Interval(Real, 0.0, 1.0, closed="neither")],
+        "under_slope": [None, Interval(Real, 1.0, None, closed="neither")],
+        # above 1/4 the non-monotone map would leave [0, 1]
+        "wiggle": [None, Interval(Real, 0.0, 0.25, closed="right")],
+    }
+)
 def calibration_maps(over_slope=None, under_slope=None, wiggle=None):
     r"""The four calibration maps :math:`f(p) = P(y = 1 \mid p)` of the study.
 
@@ -141,12 +158,6 @@ def calibration_maps(over_slope=None, under_slope=None, wiggle=None):
     over = MAP_PARAMETERS["over_slope"] if over_slope is None else float(over_slope)
     under = MAP_PARAMETERS["under_slope"] if under_slope is None else float(under_slope)
     amp = MAP_PARAMETERS["wiggle"] if wiggle is None else float(wiggle)
-    if not 0.0 < over < 1.0:
-        raise ValueError(f"over_slope must lie in (0, 1); got {over!r}.")
-    if not under > 1.0:
-        raise ValueError(f"under_slope must exceed 1; got {under!r}.")
-    if not 0.0 < amp <= 0.25:
-        raise ValueError(f"wiggle must lie in (0, 1/4] (so that f stays in [0, 1]); got {amp!r}.")
     return {
         "calibrated": _identity,
         "over-confident": functools.partial(_logistic_map, slope=over),
@@ -155,6 +166,12 @@ def calibration_maps(over_slope=None, under_slope=None, wiggle=None):
     }
 
 
+@validate_params(
+    {
+        "a": [None, Interval(Real, 0.0, None, closed="neither")],
+        "b": [None, Interval(Real, 0.0, None, closed="neither")],
+    }
+)
 def prediction_density(a=None, b=None):
     """The density of the predictions: a Beta distribution (default Beta(2, 4)).
 
@@ -194,11 +211,12 @@ def prediction_density(a=None, b=None):
 
     a = DENSITY_SHAPE[0] if a is None else float(a)
     b = DENSITY_SHAPE[1] if b is None else float(b)
-    if not (a > 0 and b > 0):
-        raise ValueError(f"the Beta shape parameters must be positive; got {a!r}, {b!r}.")
     return stats.beta(a, b)
 
 
+@validate_params(
+    {"calibration_map": ["callable"], "n": [Interval(Integral, 1, None)], "rng": ["random_state"]}
+)
 def draw_sample(calibration_map, density, n, rng):
     """Predictions from ``density`` and labels from ``Bernoulli(calibration_map(p))``.
 
@@ -210,8 +228,10 @@ def draw_sample(calibration_map, density, n, rng):
         The predictions' distribution.
     n : int
         Sample size.
-    rng : numpy.random.Generator
-        Source of randomness (the predictions first, then one uniform per label).
+    rng : numpy.random.Generator, int, None or numpy.random.RandomState
+        Source of randomness (the predictions first, then one uniform per label). A
+        Generator is used, and advanced, as it is; a seed, None or a RandomState gives a
+        new one, as every ``random_state`` of calibbook does.
 
     Returns
     -------
@@ -241,8 +261,7 @@ def draw_sample(calibration_map, density, n, rng):
 
     :doc:`/book/01_measuring_calibration` draws its replications with it.
     """
-    if isinstance(n, bool) or int(n) != n or n < 1:
-        raise ValueError(f"n must be a positive integer; got {n!r}.")
+    rng = check_random_state(rng)
     p = np.asarray(density.rvs(size=int(n), random_state=rng), dtype=np.float64)
     y = (rng.random(int(n)) < calibration_map(p)).astype(np.int64)
     return p, y
@@ -367,13 +386,12 @@ def true_squared_error(calibration_map, density):
 
 
 def _bin_edges(density, n_bins, strategy):
+    """Equal-width edges, or the density's quantiles (``binned_error`` checked ``strategy``)."""
     if strategy == "uniform":
         return np.linspace(0.0, 1.0, n_bins + 1)
-    if strategy == "quantile":
-        edges = density.ppf(np.linspace(0.0, 1.0, n_bins + 1))
-        edges[0], edges[-1] = 0.0, 1.0
-        return edges
-    raise ValueError(f"strategy must be 'uniform' or 'quantile'; got {strategy!r}.")
+    edges = density.ppf(np.linspace(0.0, 1.0, n_bins + 1))
+    edges[0], edges[-1] = 0.0, 1.0
+    return edges
 
 
 @functools.lru_cache(maxsize=4096)
@@ -390,6 +408,18 @@ def _binned_cached(calibration_map, density, n_bins, strategy, squared):
     return float(total)
 
 
+#: The binnings of :func:`binned_error`.
+_TARGET_STRATEGIES = ("uniform", "quantile")
+
+
+@validate_params(
+    {
+        "calibration_map": ["callable"],
+        "n_bins": [Interval(Integral, 1, None)],
+        "strategy": [Options(*_TARGET_STRATEGIES)],
+        "squared": ["boolean"],
+    }
+)
 def binned_error(calibration_map, density, n_bins, strategy="uniform", squared=False):
     r"""The population binned calibration error, the limit of a binned estimator with K bins.
 
@@ -448,10 +478,6 @@ def binned_error(calibration_map, density, n_bins, strategy="uniform", squared=F
 
     :doc:`/book/01_measuring_calibration` measures the binned estimators against it.
     """
-    if isinstance(n_bins, bool) or int(n_bins) != n_bins or n_bins < 1:
-        raise ValueError(f"n_bins must be a positive integer; got {n_bins!r}.")
-    if strategy not in ("uniform", "quantile"):
-        raise ValueError(f"strategy must be 'uniform' or 'quantile'; got {strategy!r}.")
     # cached per (map, density) object: the study asks for the same targets many times
     return _binned_cached(calibration_map, density, int(n_bins), strategy, bool(squared))
 
@@ -490,6 +516,7 @@ def smooth_ece_at(calibration_map, density, bandwidth, grid=_SMOOTH_GRID):
     return float(np.sum(np.abs(residual)) / np.sum(mass))
 
 
+@validate_params({"calibration_map": ["callable"], "grid": [Interval(Integral, 1000, None)]})
 def smooth_ece_target(calibration_map, density, grid=_SMOOTH_GRID):
     r"""The population smooth ECE at its fixed-point bandwidth, and that bandwidth.
 
@@ -554,8 +581,7 @@ def smooth_ece_target(calibration_map, density, grid=_SMOOTH_GRID):
     """
     from scipy.optimize import brentq
 
-    if grid < 1000:
-        raise ValueError(f"grid must be at least 1000; got {grid!r}.")
+    grid = int(grid)
     t = (np.arange(grid) + 0.5) / grid
     if np.allclose(calibration_map(t), t, rtol=0.0, atol=1e-15):
         return 0.0, 0.0
@@ -705,7 +731,7 @@ def _rng(seed, name, n, rep):
     return np.random.default_rng([int(seed), zlib.crc32(name.encode()), int(n), int(rep)])
 
 
-def _replicate(f, density, n, rng, bin_counts, debiased_bins, band_bins, band_level,
+def _replicate(f, density, n, rng, bin_counts, debiased_bins, band_bins, band_confidence,
                n_resamples):
     """One replication: (estimator, kind, value, sweep bins) for every estimator and test."""
     from calibbook import metrics as m
@@ -739,7 +765,7 @@ def _replicate(f, density, n, rng, bin_counts, debiased_bins, band_bins, band_le
     out.append(("intercept", _PVALUE, intercept))
     out.append(("slope", _PVALUE, slope))
     if n_resamples:
-        bands = m.consistency_bands(p, n_bins=band_bins, level=band_level,
+        bands = m.consistency_bands(p, n_bins=band_bins, confidence=band_confidence,
                                     n_resamples=n_resamples, random_state=rng)
         observed = m.reliability_curve(y, p, n_bins=band_bins)["observed"]
         inside = (bands.lower <= observed.to_numpy()) & (observed.to_numpy() <= bands.upper)
@@ -755,8 +781,23 @@ def _pvalue(test):
         return np.nan
 
 
+@renamed_parameter("band_level", "band_confidence")
+@validate_params(
+    {
+        "maps": [dict],
+        "sizes": ["array-like"],
+        "n_rep": [Interval(Integral, 1, None)],
+        "seed": [Interval(Integral, 0, None)],
+        "bin_counts": ["array-like"],
+        "debiased_bins": [Interval(Integral, 1, None)],
+        "band_bins": [Interval(Integral, 1, None)],
+        "band_confidence": [Interval(Real, 0.0, 1.0, closed="neither")],
+        "n_resamples": [Interval(Integral, 0, None)],
+        "first_rep": [Interval(Integral, 0, None)],
+    }
+)
 def run_study(maps, sizes, n_rep, seed=2024, *, density=None, bin_counts=(5, 10, 15, 20),
-              debiased_bins=15, band_bins=10, band_level=0.9, n_resamples=1000,
+              debiased_bins=15, band_bins=10, band_confidence=0.9, n_resamples=1000,
               first_rep=0):
     """Replicate every estimator and test on samples from known calibration maps.
 
@@ -790,8 +831,9 @@ def run_study(maps, sizes, n_rep, seed=2024, *, density=None, bin_counts=(5, 10,
         Equal-mass bins of the squared-error estimators (Kumar et al.'s default).
     band_bins : int, default 10
         Equal-width bins of the consistency bands.
-    band_level : float, default 0.9
-        Level of the consistency bands.
+    band_confidence : float, default 0.9
+        Confidence of the consistency bands, in (0, 1) (their ``confidence``). (Called
+        ``band_level`` before calibbook 0.2; the old name warns until 0.3.)
     n_resamples : int, default 1000
         Redrawn label sets per band; 0 skips the bands.
     first_rep : int, default 0
@@ -810,7 +852,8 @@ def run_study(maps, sizes, n_rep, seed=2024, *, density=None, bin_counts=(5, 10,
     Raises
     ------
     ValueError
-        If ``n_rep`` is not a positive integer or a size is below 20.
+        If ``n_rep`` is not a positive integer, a size is below 20, or another parameter
+        is outside its range.
 
     References
     ----------
@@ -833,9 +876,7 @@ def run_study(maps, sizes, n_rep, seed=2024, *, density=None, bin_counts=(5, 10,
     """
     pd = require("pandas", "experiments")
 
-    if isinstance(n_rep, bool) or int(n_rep) != n_rep or n_rep < 1:
-        raise ValueError(f"n_rep must be a positive integer; got {n_rep!r}.")
-    if min(sizes) < 20:
+    if min(sizes) < 20:  # the content of a sequence argument: checked here, not declared
         raise ValueError(f"every size must be at least 20; got {list(sizes)!r}.")
     density = prediction_density() if density is None else density
     columns = {"map": [], "n": [], "rep": [], "estimator": [], "kind": [], "value": [],
@@ -854,12 +895,12 @@ def run_study(maps, sizes, n_rep, seed=2024, *, density=None, bin_counts=(5, 10,
             for rep in range(first_rep, first_rep + int(n_rep)):
                 rng = _rng(seed, name, n, rep)
                 rows, b = _replicate(f, density, int(n), rng, bin_counts, debiased_bins,
-                                     band_bins, band_level, n_resamples)
+                                     band_bins, band_confidence, n_resamples)
                 for estimator, kind, value in rows:
                     if estimator == "ECE sweep":
                         target = binned_error(f, density, b, "quantile")
                     elif kind == _COVERAGE:
-                        target = band_level if estimator == "band coverage" else np.nan
+                        target = band_confidence if estimator == "band coverage" else np.nan
                     else:
                         target = targets.get(estimator, np.nan)
                     columns["map"].append(name)
@@ -873,6 +914,7 @@ def run_study(maps, sizes, n_rep, seed=2024, *, density=None, bin_counts=(5, 10,
     return pd.DataFrame(columns)
 
 
+@validate_params({"alpha": [Interval(Real, 0.0, 1.0, closed="neither")]})
 def summarise_study(results, alpha=0.05):
     """Bias, spread, error and rejection rates of :func:`run_study`'s replications.
 
@@ -917,8 +959,6 @@ def summarise_study(results, alpha=0.05):
 
     :doc:`/book/01_measuring_calibration` draws and tabulates it.
     """
-    if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha must lie in (0, 1); got {alpha!r}.")
     df = results.copy()
     tests = df["kind"] == _PVALUE
     df.loc[tests, "value"] = np.where(df.loc[tests, "value"].isna(), np.nan,

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from calibbook._utils.optional import require
+from calibbook._utils.params import Integral, Interval, Real, validate_params
 from calibbook.experiments import HIGHER_IS_BETTER
 
 __all__ = [
@@ -170,6 +171,7 @@ class FriedmanResult:
     n_datasets: int
 
 
+@validate_params({"n_datasets": [None, Interval(Integral, 2, None)]})
 def friedman_test(table_or_ranks, n_datasets=None, *, higher_is_better=None, measure=None):
     """Friedman chi-square and the Iman--Davenport F statistic.
 
@@ -188,8 +190,8 @@ def friedman_test(table_or_ranks, n_datasets=None, *, higher_is_better=None, mea
     ----------
     table_or_ranks : pandas.DataFrame / 2-D array (data sets x methods), or 1-D average ranks
         Either the raw table (ranked with :func:`average_ranks`) or the average ranks.
-    n_datasets : int
-        Needed (only) when average ranks are given.
+    n_datasets : int, optional
+        Needed (only) when average ranks are given; at least 2.
     higher_is_better, measure
         Direction, as in :func:`average_ranks`.
 
@@ -247,7 +249,7 @@ def friedman_test(table_or_ranks, n_datasets=None, *, higher_is_better=None, mea
     else:
         raise ValueError("give a 2-D table or 1-D average ranks")
     k = R.size
-    if k < 2 or N < 2:
+    if k < 2 or N < 2:  # the table's shape (n_datasets was checked when given)
         raise ValueError("need at least 2 methods and 2 data sets")
     correction = 1.0 - tie_sum / (N * k * (k * k - 1.0))
     if correction <= 0.0:  # every data set ties every method: no evidence of any difference
@@ -260,6 +262,11 @@ def friedman_test(table_or_ranks, n_datasets=None, *, higher_is_better=None, mea
     return FriedmanResult(float(chi2), chi2_p, float(F), F_p, int(k), int(N))
 
 
+#: ``alpha`` of the tests: a significance level.
+_ALPHA = [Interval(Real, 0.0, 1.0, closed="neither")]
+
+
+@validate_params({"n_datasets": [Interval(Integral, 1, None)], "control": [str], "alpha": _ALPHA})
 def holm_test(average_ranks, n_datasets, control, alpha=0.05):
     """Holm's step-down comparisons of every method with a control (Demšar 2006, Sec. 3.2.2).
 
@@ -273,11 +280,11 @@ def holm_test(average_ranks, n_datasets, control, alpha=0.05):
     average_ranks : pandas.Series
         Average rank per method (index: method names).
     n_datasets : int
-        N, the number of data sets the ranks were averaged over.
+        N, the number of data sets the ranks were averaged over, at least 1.
     control : str
         The control method (for example ``"ENIR"``).
-    alpha : float
-        Family-wise significance level.
+    alpha : float, default=0.05
+        Family-wise significance level, in (0, 1).
 
     Returns
     -------
@@ -289,7 +296,7 @@ def holm_test(average_ranks, n_datasets, control, alpha=0.05):
     Raises
     ------
     ValueError
-        If ``control`` is not among the methods.
+        If ``control`` is not among the methods, or a parameter is outside its range.
 
     References
     ----------
@@ -334,6 +341,13 @@ def holm_test(average_ranks, n_datasets, control, alpha=0.05):
     return df
 
 
+@validate_params(
+    {
+        "k": [Interval(Integral, 2, None)],
+        "n_datasets": [Interval(Integral, 1, None)],
+        "alpha": _ALPHA,
+    }
+)
 def nemenyi_critical_difference(k, n_datasets, alpha=0.05):
     """Critical difference of the Nemenyi test: ``q_alpha * sqrt(k(k+1) / (6N))``.
 
@@ -348,7 +362,7 @@ def nemenyi_critical_difference(k, n_datasets, alpha=0.05):
     n_datasets : int
         Number of data sets N, at least 1.
     alpha : float, default=0.05
-        Significance level.
+        Significance level, in (0, 1).
 
     Returns
     -------
@@ -359,7 +373,7 @@ def nemenyi_critical_difference(k, n_datasets, alpha=0.05):
     Raises
     ------
     ValueError
-        If ``k < 2`` or ``n_datasets < 1``.
+        If ``k < 2``, ``n_datasets < 1`` or ``alpha`` is not in (0, 1).
 
     References
     ----------
@@ -378,7 +392,5 @@ def nemenyi_critical_difference(k, n_datasets, alpha=0.05):
     from scipy.stats import studentized_range
 
     k, N = int(k), int(n_datasets)
-    if k < 2 or N < 1:
-        raise ValueError("need k >= 2 methods and at least one data set")
     q = studentized_range.ppf(1.0 - alpha, k, np.inf) / np.sqrt(2.0)
     return float(q * np.sqrt(k * (k + 1) / (6.0 * N)))

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from calibbook._utils.deprecation import renamed_parameter
 from calibbook._utils.optional import require
+from calibbook._utils.params import Integral, Interval, Real, validate_params
 from calibbook.experiments import FIT_TIME
 from calibbook.experiments.statistics import average_ranks, dataset_means, friedman_test, holm_test
 
@@ -20,6 +22,7 @@ __all__ = ["rank_table", "format_rank_table", "improvement_ci", "fit_time_table"
 _PAPER_MEASURES = ("AUC", "ACC", "RMSE", "ECE", "MCE")  # the rows of the paper's tables
 
 
+@validate_params({"control": [str], "alpha": [Interval(Real, 0.0, 1.0, closed="neither")]})
 def rank_table(results, classifier, methods, measures=_PAPER_MEASURES, control="ENIR", alpha=0.05):
     """Average ranks per measure with Friedman / Iman--Davenport + Holm decisions (Tables IV--VI).
 
@@ -33,8 +36,9 @@ def rank_table(results, classifier, methods, measures=_PAPER_MEASURES, control="
         Methods to rank (for example ``["IsoRegC", "BBQ", "ENIR"]``).
     measures : list of str
     control : str
-        Control of Holm's procedure.
-    alpha : float
+        Control of Holm's procedure (no marks if it is not among ``methods``).
+    alpha : float, default=0.05
+        Significance level of the Iman--Davenport and Holm tests, in (0, 1).
 
     Returns
     -------
@@ -85,6 +89,7 @@ def rank_table(results, classifier, methods, measures=_PAPER_MEASURES, control="
     return pd.DataFrame(ranks).T[list(methods)], pd.DataFrame(marks).T[list(methods)]
 
 
+@validate_params({"decimals": [Interval(Integral, 0, None)]})
 def format_rank_table(ranks, marks, decimals=3):
     """Strings like ``"1.925*"`` from :func:`rank_table`'s two tables.
 
@@ -119,7 +124,15 @@ def format_rank_table(ranks, marks, decimals=3):
     return ranks.map(lambda v: f"{v:.{decimals}f}") + marks
 
 
-def improvement_ci(results, method="ENIR", base="raw", measures=_PAPER_MEASURES, level=0.95):
+@renamed_parameter("level", "confidence")
+@validate_params(
+    {
+        "method": [str],
+        "base": [str],
+        "confidence": [Interval(Real, 0.0, 1.0, closed="neither")],
+    }
+)
+def improvement_ci(results, method="ENIR", base="raw", measures=_PAPER_MEASURES, confidence=0.95):
     """Confidence interval of the mean relative change of ``method`` over ``base`` (Table II).
 
     For each data set, ``X = (measure_method - measure_base) / measure_base``
@@ -138,8 +151,9 @@ def improvement_ci(results, method="ENIR", base="raw", measures=_PAPER_MEASURES,
         The reference, normally the uncalibrated classifier.
     measures : list of str
         Rows of the table.
-    level : float, default=0.95
-        Confidence level.
+    confidence : float, default=0.95
+        Confidence level of the interval, in (0, 1). (Called ``level`` before
+        calibbook 0.2; the old name warns until 0.3.)
 
     Returns
     -------
@@ -181,12 +195,13 @@ def improvement_ci(results, method="ENIR", base="raw", measures=_PAPER_MEASURES,
             if n < 2:
                 col[meas] = (np.nan, np.nan)
                 continue
-            half = stats.t.ppf(0.5 + level / 2, n - 1) * x.std(ddof=1) / np.sqrt(n)
+            half = stats.t.ppf(0.5 + confidence / 2, n - 1) * x.std(ddof=1) / np.sqrt(n)
             col[meas] = (float(x.mean() - half), float(x.mean() + half))
         out[clf] = col
     return pd.DataFrame(out).loc[list(measures)]
 
 
+@validate_params({"statistic": [str, "callable"]})
 def fit_time_table(results, statistic="median"):
     """Calibrator fit time (seconds per fit) by method and classifier; a measured Table VII.
 
