@@ -8,11 +8,12 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from calibbook._utils.deprecation import renamed_parameter
 from calibbook._utils.optional import require
-from calibbook._utils.params import check_parameter
+from calibbook._utils.params import Interval, Real, check_random_state, validate_params
 from calibbook.experiments.statistics import nemenyi_critical_difference
 from calibbook.metrics import reliability_curve
-from calibbook.metrics._consistency_bands import _check_band_parameters
+from calibbook.metrics._consistency_bands import BAND_PARAMETERS
 from calibbook.metrics._consistency_bands import consistency_bands as _consistency_bands
 
 __all__ = [
@@ -174,6 +175,16 @@ def _histogram_axes(ax, height):
     return hax
 
 
+@renamed_parameter("band_level", "band_confidence")
+@validate_params(
+    {
+        "confidence": [None, Interval(Real, 0.0, 1.0, closed="neither")],
+        "consistency_bands": ["boolean"],
+        "band_confidence": BAND_PARAMETERS["confidence"],
+        "n_resamples": BAND_PARAMETERS["n_resamples"],
+        "random_state": BAND_PARAMETERS["random_state"],
+    }
+)
 def reliability_diagram(
     y_true,
     y_prob,
@@ -188,7 +199,7 @@ def reliability_diagram(
     histogram_height=0.25,
     color=None,
     consistency_bands=False,
-    band_level=0.9,
+    band_confidence=0.9,
     n_resamples=1000,
     random_state=None,
     **line_kwargs,
@@ -231,7 +242,7 @@ def reliability_diagram(
         labelled "90% consistency band" in the legend (followed by the model's label,
         if it has one). A point outside its bar departs from
         calibration more than chance explains.
-    band_level : float, default=0.9
+    band_confidence : float, default=0.9
         Level of the consistency bands, in (0, 1).
     n_resamples : int, default=1000
         Redrawn label sets behind each band.
@@ -251,7 +262,7 @@ def reliability_diagram(
     ------
     ValueError
         If the labels or probabilities are invalid (as in
-        :func:`calibbook.reliability_curve`), or ``band_level`` is not in (0, 1),
+        :func:`calibbook.reliability_curve`), or ``band_confidence`` is not in (0, 1),
         ``n_resamples`` is not a positive integer or ``random_state`` is invalid.
 
     References
@@ -284,10 +295,8 @@ def reliability_diagram(
     """
     plt = require("matplotlib.pyplot", "plot")
 
-    check_parameter(consistency_bands, "consistency_bands", ["boolean"])
-    band_level, n_resamples, random_state = _check_band_parameters(
-        band_level, n_resamples, random_state, level_name="band_level"
-    )
+    # one generator for all the models of a mapping, drawn in turn
+    random_state = check_random_state(random_state)
     if ax is None:
         ax = plt.gca()
     if isinstance(y_prob, Mapping):
@@ -296,7 +305,8 @@ def reliability_diagram(
                 y_true, p, ax=ax, n_bins=n_bins, strategy=strategy, sample_weight=sample_weight,
                 label=name, confidence=confidence, show_histogram=show_histogram,
                 histogram_height=histogram_height, consistency_bands=consistency_bands,
-                band_level=band_level, n_resamples=n_resamples, random_state=random_state,
+                band_confidence=band_confidence, n_resamples=n_resamples,
+                random_state=random_state,
                 **line_kwargs,
             )
         return ax
@@ -321,10 +331,10 @@ def reliability_diagram(
 
     if consistency_bands:
         bands = _consistency_bands(
-            y_prob, n_bins=n_bins, strategy=strategy, level=band_level,
+            y_prob, n_bins=n_bins, strategy=strategy, confidence=band_confidence,
             n_resamples=n_resamples, sample_weight=sample_weight, random_state=random_state,
         )
-        band_label = f"{100 * band_level:.10g}% consistency band"
+        band_label = f"{100 * band_confidence:.10g}% consistency band"
         if label is not None:  # overlaid models each have their own bands
             band_label += f" ({label})"
         # B&S's consistency bars: one wide translucent bar per bin, behind the curve

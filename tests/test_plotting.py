@@ -186,9 +186,9 @@ def test_no_consistency_bands_by_default(data):
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        (dict(band_level=1.0), "band_level"),
-        (dict(band_level=0.0), "band_level"),
-        (dict(band_level=-0.5), "band_level"),
+        (dict(band_confidence=1.0), "band_confidence"),
+        (dict(band_confidence=0.0), "band_confidence"),
+        (dict(band_confidence=-0.5), "band_confidence"),
         (dict(n_resamples=0), "n_resamples"),
         (dict(random_state="x"), "random_state"),
         (dict(consistency_bands="yes"), "consistency_bands"),

@@ -50,7 +50,6 @@ from calibbook._utils.deprecation import renamed_parameter
 from calibbook._utils.params import (
     Interval,
     Options,
-    check_parameter,
     check_random_state,
     validate_params,
 )
@@ -92,15 +91,6 @@ BAND_PARAMETERS = {
     "n_resamples": [Interval(Integral, 1, None)],
     "random_state": ["random_state"],
 }
-
-
-def _check_band_parameters(level, n_resamples, random_state, level_name="level"):
-    """Validated ``(level, n_resamples, generator)``; a ValueError names a bad one."""
-    level = float(
-        check_parameter(level, level_name, [Interval(Real, 0.0, 1.0, closed="neither")])
-    )
-    n_resamples = int(check_parameter(n_resamples, "n_resamples", [Interval(Integral, 1, None)]))
-    return level, n_resamples, check_random_state(random_state)
 
 
 def _runs(values, counts, order=None):
