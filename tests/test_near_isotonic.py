@@ -243,7 +243,7 @@ def test_bic_follows_a_non_monotone_truth():
 def assert_same_path(y, w):
     """The path of scored_path (segments, radix heap) against the single heap before issue 18
     (frozen in test_enir_bbq): the same lambdas and fits, models, blocks and binned fits."""
-    from calibbook._kernels.neariso import scored_path
+    from calibbook._kernels.neariso.path import scored_path
 
     sums = w * y
     binary = bool(np.all((y == 0) | (y == 1)))
@@ -331,7 +331,7 @@ def test_segments_split_at_the_isotonic_blocks_only():
     # the path is solved per block of the isotonic fit; blocks whose means are closer than
     # 1e-9 stay in one segment, and no merge crosses a segment boundary
     from calibbook._kernels.isotonic import pav_runs
-    from calibbook._kernels.neariso import scored_path
+    from calibbook._kernels.neariso.path import scored_path
 
     rng = np.random.default_rng(5)
     y = (rng.uniform(size=3000) < np.linspace(0.1, 0.9, 3000)).astype(float)
@@ -348,7 +348,7 @@ def test_segments_split_at_the_isotonic_blocks_only():
 
 
 def test_radix_heap_bucket_of_a_key():
-    from calibbook._kernels.neariso import _bucket
+    from calibbook._kernels.neariso.heap import _bucket
 
     keys = np.array([0.0, 1e-300, 0.5, 0.5 + 2 ** -53, 1.0, 3.0, 1e300, np.inf])
     bits = keys.view(np.int64)

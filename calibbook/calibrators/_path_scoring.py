@@ -26,7 +26,7 @@ class ScoredPath:
 
     ``path`` is the :class:`NearIsotonicPath`; model t (lambda ``model_lam[t]``) is the
     fit after the fusing at the start and the stored merges before ``model_start[t + 1]``
-    (``_kernels.neariso.group_events`` of the merges); ``df`` the blocks of each model
+    (``_kernels.neariso.models.group_events`` of the merges); ``df`` the blocks of each model
     and ``binned`` each model's goodness of fit with every block at its own mean, scored
     with ``score_sums`` (the path's sums, or centred ones for a Gaussian fit);
     ``final_heads`` the first run of each block of the last model and ``tol`` the path's
@@ -48,7 +48,7 @@ class ScoredPath:
 
         ``score``: "bernoulli", "gaussian" (on ``score_sums``) or None (no scores).
         """
-        from calibbook._kernels.neariso import scored_path
+        from calibbook._kernels.neariso.path import scored_path
         from calibbook.calibrators.near_isotonic import NearIsotonicPath  # it imports this module
 
         mode = {None: 0, "bernoulli": 1, "gaussian": 2}[score]
@@ -65,7 +65,7 @@ class ScoredPath:
         (a merged block keeps the index of its left part) and model the model of each
         later merge.
         """
-        from calibbook._kernels.neariso import blocks_at
+        from calibbook._kernels.neariso.models import blocks_at
 
         path = self.path
         n_before = int(self.model_start[first_model + 1])
@@ -86,7 +86,7 @@ def score_path_models(scored, criterion, *, gaussian=None, margin=75.0):
     """Information criterion of the models of a near-isotonic path that can matter.
 
     Model t is the fit at the t-th breakpoint ``scored.model_lam[t]`` (see
-    ``_kernels.neariso.group_events``), with df = its number of blocks. Its
+    ``_kernels.neariso.models.group_events``), with df = its number of blocks. Its
     log-likelihood is Bernoulli (responses in [0, 1], as ENIR) or, with
     ``gaussian=(ss, variance)``, Gaussian with that variance:
     -RSS / (2 variance) - n/2 log(2 pi variance). Then ``scored.score_sums`` must be
@@ -110,7 +110,7 @@ def score_path_models(scored, criterion, *, gaussian=None, margin=75.0):
         ``scored.events_after(t)`` for the first model t scored exactly (every model
         before it gets +inf, hence weight 0 in an average).
     """
-    from calibbook._kernels.neariso import exact_fits
+    from calibbook._kernels.neariso.models import exact_fits
 
     df, n_models = scored.df, scored.model_lam.size
     n = scored.path.weights.sum()

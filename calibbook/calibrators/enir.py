@@ -130,7 +130,8 @@ class ENIR(BaseCalibrator):
         check_pruning(self.prune, self.prune_alpha)
 
     def _fit(self, scores, y, sample_weight):
-        from calibbook._kernels.neariso import model_average, piecewise_knots
+        from calibbook._kernels.neariso.lookup import piecewise_knots
+        from calibbook._kernels.neariso.models import model_average
 
         values, weights, positives = sorted_runs(scores, y, sample_weight)
         scored = ScoredPath.fit(values, weights, positives)
@@ -171,7 +172,7 @@ class ENIR(BaseCalibrator):
         """One bucketed lookup in the averaged map, stored once with a knot per end of each
         stretch of equal values (the same map as interpolating every run's value)."""
         from calibbook._kernels.isotonic import step_values
-        from calibbook._kernels.neariso import interpolate_knots
+        from calibbook._kernels.neariso.lookup import interpolate_knots
 
         knots_x, knots_y, slopes, step_x, step_y = self._knots
         if self.interpolation == "linear":

@@ -95,7 +95,7 @@ class NearIsotonicPath:
     @cached_property
     def _events(self):
         """All merge events: the fusing of equal neighbours, then the stored merges."""
-        from calibbook._kernels.neariso import fused_events
+        from calibbook._kernels.neariso.replay import fused_events
 
         fused = fused_events(self.weights, self.sums, self.violations)
         stored = (self.merge_lam, self.merge_left, self.merge_right, self.merge_coef)
@@ -124,7 +124,7 @@ class NearIsotonicPath:
     @cached_property
     def initial_coef(self):
         """c of each run as a block of its own at lam = 0 (an ndarray), from the flags."""
-        from calibbook._kernels.neariso import initial_coefficients
+        from calibbook._kernels.neariso.replay import initial_coefficients
 
         return initial_coefficients(self.weights, self.violations)
 
@@ -139,7 +139,7 @@ class NearIsotonicPath:
         """Each stored merge's lambda with merges within rounding of each other (1e-12
         relative) made one breakpoint, and the distinct breakpoints, starting with 0
         (the fusing at the start is at 0, in the first)."""
-        from calibbook._kernels.neariso import group_events
+        from calibbook._kernels.neariso.models import group_events
 
         event_model, model_lam = group_events(self.merge_lam, 1e-12)
         return model_lam[event_model], model_lam
@@ -172,7 +172,7 @@ class NearIsotonicPath:
         ValueError
             If ``lam`` is negative or not finite.
         """
-        from calibbook._kernels.neariso import fit_at
+        from calibbook._kernels.neariso.replay import fit_at
 
         lam = float(lam)
         return fit_at(self.weights, self.sums, self.violations, self._grouped_lam[0],
@@ -212,7 +212,7 @@ def _checked(scores, y, sample_weight):
 
 
 def _path(s, target, w):
-    from calibbook._kernels.neariso import near_isotonic_path as path_kernel
+    from calibbook._kernels.neariso.path import near_isotonic_path as path_kernel
 
     values, weights, sums = _runs_for_regression(s, target, w)
     return NearIsotonicPath(values, weights, sums, *path_kernel(weights, sums))
