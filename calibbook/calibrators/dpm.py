@@ -11,6 +11,7 @@ the paper used; see :class:`DPGaussianMixture1D`.
 import numpy as np
 from sklearn.base import BaseEstimator
 
+from calibbook._utils.deprecation import renamed_parameter
 from calibbook._utils.maths import expit, weighted_mean_var
 from calibbook._utils.params import (
     Integral,
@@ -38,8 +39,9 @@ def _weighted_quantile_cuts(xs, w, n_groups):
     return xs[np.minimum(np.searchsorted(cw, targets, side="right"), xs.size - 1)]
 
 
+@renamed_parameter("w", "sample_weight")
 @validate_params({"n_components": [Interval(Integral, 1, None)]})
-def quantile_responsibilities(x, w, n_components):
+def quantile_responsibilities(x, sample_weight, n_components):
     """Hard initial responsibilities: component j takes the j-th weighted quantile group.
 
     The variational fit of :class:`DPGaussianMixture1D` starts from these (deterministic,
@@ -52,7 +54,7 @@ def quantile_responsibilities(x, w, n_components):
     ----------
     x : array-like of shape (n,)
         The scores, finite.
-    w : array-like of shape (n,)
+    sample_weight : array-like of shape (n,)
         Their weights, finite and >= 0 with a positive sum.
     n_components : int
         The number of mixture components, at least 1.
@@ -83,8 +85,9 @@ def quantile_responsibilities(x, w, n_components):
            [0., 1.],
            [0., 1.]])
     """
+    w = sample_weight  # (called w before calibbook 0.2)
     x = check_scores(x, name="x")
-    w = check_sample_weight(w, x.size, name="w")
+    w = check_sample_weight(w, x.size)
     return _quantile_responsibilities(x, w, int(n_components))
 
 
@@ -311,12 +314,13 @@ class DPGaussianMixture1D(BaseEstimator):
         self.summary_size = summary_size
         self.refine_iter = refine_iter
 
-    def priors(self, x, w):
+    @renamed_parameter("w", "sample_weight")
+    def priors(self, x, sample_weight):
         """The prior hyper-parameters for scores ``x`` with weights ``w``.
 
         Parameters
         ----------
-        x, w : ndarray of shape (n,)
+        x, sample_weight : ndarray of shape (n,)
             Scores and their positive weights (float64).
 
         Returns
@@ -324,6 +328,7 @@ class DPGaussianMixture1D(BaseEstimator):
         tuple of float
             (gamma, mean_0, beta_0, nu_0, cov_0), the defaults filled in from the data.
         """
+        w = sample_weight  # (called w before calibbook 0.2)
         mean, var = weighted_mean_var(x, w, ddof=1)
         if not var > 0:  # constant data: any positive scale keeps the updates finite
             var = max(self.reg_covar, 1e-12)
@@ -336,12 +341,13 @@ class DPGaussianMixture1D(BaseEstimator):
         cov0 = var if self.covariance_prior is None else self.covariance_prior
         return float(gamma), float(mean0), float(beta0), float(nu0), float(cov0)
 
-    def fit(self, x, w, resp=None):
+    @renamed_parameter("w", "sample_weight")
+    def fit(self, x, sample_weight, resp=None):
         """Fit the mixture by coordinate-ascent variational inference.
 
         Parameters
         ----------
-        x, w : ndarray of shape (n,)
+        x, sample_weight : ndarray of shape (n,)
             Scores and their positive weights (float64; not validated here:
             :class:`calibbook.DPMCalibration` validates its input).
         resp : ndarray of shape (n, n_components), optional
@@ -358,6 +364,7 @@ class DPGaussianMixture1D(BaseEstimator):
         ValueError
             If a constructor parameter is invalid.
         """
+        w = sample_weight  # (called w before calibbook 0.2)
         from calibbook._kernels import dpm as kernels
 
         validate_parameters(self)

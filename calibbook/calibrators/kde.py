@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from calibbook._utils.deprecation import renamed_attribute, warn_renamed
+from calibbook._utils.deprecation import renamed_attribute, renamed_parameter, warn_renamed
 from calibbook._utils.maths import expit, weighted_mean_var
 from calibbook._utils.params import Interval, Options, Real
 from calibbook.base import BaseCalibrator
@@ -70,8 +70,9 @@ def _weighted_quantile(xs, cw, q):
     return lo + frac * (hi - lo)
 
 
-def bandwidth_rule(xs, w, rule, kernel="gaussian"):
-    r"""Rule-of-thumb bandwidth from sorted scores ``xs`` with weights ``w``.
+@renamed_parameter("w", "sample_weight")
+def bandwidth_rule(xs, sample_weight, rule, kernel="gaussian"):
+    r"""Rule-of-thumb bandwidth from sorted scores ``xs`` with weights ``sample_weight``.
 
     N is the total weight and :math:`\sigma` the weighted standard deviation with
     the frequency-weight (unbiased) denominator N - 1, so that integer weights
@@ -105,7 +106,7 @@ def bandwidth_rule(xs, w, rule, kernel="gaussian"):
     ----------
     xs : ndarray of shape (n,)
         Scores, sorted increasingly (float64).
-    w : ndarray of shape (n,)
+    sample_weight : ndarray of shape (n,)
         Their positive weights (float64).
     rule : {"silverman", "silverman_robust", "scott"}
         The rule; any other value is taken as ``"silverman_robust"``
@@ -140,6 +141,7 @@ def bandwidth_rule(xs, w, rule, kernel="gaussian"):
     >>> bandwidth_rule(np.zeros(3), np.ones(3), "scott")
     0.0
     """
+    w = sample_weight  # (called w before calibbook 0.2)
     total = float(w.sum())
     sigma = math.sqrt(weighted_mean_var(xs, w, ddof=1)[1])
     factor = total ** (-0.2) * EQUIVALENT_BANDWIDTH_FACTORS[kernel]
