@@ -11,7 +11,7 @@ import sys
 import warnings
 from importlib import import_module
 
-__version__ = "0.1.0"
+__version__ = "0.2.0.dev0"
 
 _CALIBRATOR_MODULES = (
     "histogram_binning",
