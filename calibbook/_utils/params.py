@@ -166,6 +166,8 @@ def _satisfies(constraint, value):
         return is_int and value >= 0
     if constraint == "estimator":
         return hasattr(value, "fit")
+    if constraint == "calibrator":
+        return hasattr(value, "fit") and hasattr(value, "predict")
     if constraint == "splitter":  # a cross-validation generator or an iterable of splits
         return hasattr(value, "split") or (
             hasattr(value, "__iter__") and not isinstance(value, str)
@@ -181,6 +183,7 @@ _NAMES = {
     "callable": "a callable",
     "random_state": "None, a non-negative integer seed or a numpy random generator",
     "estimator": "an estimator with a fit method",
+    "calibrator": "a calibrator with fit and predict methods",
     "array-like": "an array",
     "splitter": "a cross-validation splitter or an iterable of (train, test) splits",
 }

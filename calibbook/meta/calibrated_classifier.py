@@ -24,7 +24,7 @@ from calibbook._utils.compat import check_sample_weight_like, num_samples, safe_
 from calibbook._utils.maths import expit
 from calibbook._utils.params import Integral, Interval, validate_parameters
 from calibbook.meta._base import MetaClassifier
-from calibbook.registry import RegisteredName, calibrator_entry, calibrator_names
+from calibbook.registry import RegisteredName, calibrator_entry
 
 __all__ = ["CalibratedClassifier"]
 
@@ -35,23 +35,16 @@ def _calibrator_for(method, probabilities=False):
     """A fresh, unfitted calibrator for a registered name or a calibrator instance.
 
     ``probabilities``: the scores are ``predict_proba`` columns, so temperature scaling
-    works on their logits (as scikit-learn's does).
+    works on their logits (as scikit-learn's does). ``method`` satisfies the declared
+    constraint of ``CalibratedClassifier.method``.
     """
-    if isinstance(method, str):
-        try:
-            entry = calibrator_entry(method)
-        except ValueError:
-            choices = ", ".join(repr(k) for k in calibrator_names())
-            raise ValueError(
-                f"method must be one of {choices} or a calibrator instance; got {method!r}."
-            ) from None
-        params = dict(entry.meta_params)
-        if entry.name == "temperature":
-            params["logit_input"] = probabilities
-        return entry.make(**params)
-    if hasattr(method, "fit") and hasattr(method, "predict"):
+    if not isinstance(method, str):
         return clone(method)
-    raise ValueError(f"method must be a name or a calibrator with fit/predict; got {method!r}.")
+    entry = calibrator_entry(method)
+    params = dict(entry.meta_params)
+    if entry.name == "temperature":
+        params["logit_input"] = probabilities
+    return entry.make(**params)
 
 
 def _response_method(estimator, calibrator):
@@ -299,7 +292,7 @@ class CalibratedClassifier(MetaClassifier):
 
     _parameter_constraints = {
         "estimator": [None, "estimator"],
-        "method": [RegisteredName(), "estimator"],
+        "method": [RegisteredName(), "calibrator"],
         "cv": [None, Interval(Integral, 2, None), "splitter"],
         "ensemble": ["boolean"],
         "n_jobs": [None, Interval(Integral, None, None)],
