@@ -150,6 +150,16 @@ class TupleOf:
         return f"a tuple of {self.length} values"
 
 
+# what numpy's default_rng takes besides a seed (a SeedSequence's children seed the book's
+# replications), and scikit-learn's legacy RandomState
+_GENERATORS = (
+    np.random.Generator,
+    np.random.BitGenerator,
+    np.random.SeedSequence,
+    np.random.RandomState,
+)
+
+
 def _satisfies(constraint, value):
     if constraint is None:
         return value is None
@@ -160,7 +170,7 @@ def _satisfies(constraint, value):
     if constraint == "callable":
         return callable(value)
     if constraint == "random_state":
-        if value is None or isinstance(value, (np.random.RandomState, np.random.Generator)):
+        if value is None or isinstance(value, _GENERATORS):
             return True
         is_int = isinstance(value, Integral) and not isinstance(value, (bool, np.bool_))
         return is_int and value >= 0
@@ -181,7 +191,10 @@ _NAMES = {
     None: "None",
     "boolean": "a boolean",
     "callable": "a callable",
-    "random_state": "None, a non-negative integer seed or a numpy random generator",
+    "random_state": (
+        "None, a non-negative integer seed, a numpy Generator, BitGenerator, SeedSequence "
+        "or RandomState"
+    ),
     "estimator": "an estimator with a fit method",
     "calibrator": "a calibrator with fit and predict methods",
     "array-like": "an array",
@@ -279,7 +292,8 @@ def validate_params(constraints):
 def check_random_state(random_state):
     """A :class:`numpy.random.Generator` from any accepted ``random_state``.
 
-    None gives a fresh generator, a non-negative integer seeds one, a ``Generator``
+    None gives a fresh generator, a non-negative integer, a ``SeedSequence`` or a
+    ``BitGenerator`` seeds one (as :func:`numpy.random.default_rng`), a ``Generator``
     is used as it is, and a legacy ``RandomState`` seeds a new generator with one
     draw (as scikit-learn's estimators consume it). The value must already satisfy
     the ``"random_state"`` constraint.
