@@ -95,6 +95,9 @@ def _segments(pav_w, pav_s, pav_first, n_pav, block_viol, m, gap):
 # The phases of scored_path and the steps of _segment_path are inlined (inline="always")
 # into their one caller before it is typed: the split costs neither compile time (each would
 # otherwise be compiled, cached and linked on its own) nor calls in the loops.
+# Compile time is also why integers passed to a kernel start as np.int64(0), not 0, and a
+# node is passed as the int32 it is stored as: numba compiles a callee once per argument
+# type, and a literal 0 (Literal[int](0)) or an int64 node would be one more compilation.
 @njit(cache=True, inline="always")
 def _start_segment(rec, rec_int, SS, size, score):
     """Fill the derived fields of the records 0 .. size - 1 of a segment (their weights,
@@ -124,7 +127,7 @@ def _schedule(rec, keys, nodes, meta, h, t, lam, last_bits):
         key = t if t > lam else lam
         rec[h, _KEY] = key
         bits = _bits(key)
-        _push(keys, nodes, meta, _bucket(bits, last_bits), bits, h)
+        _push(keys, nodes, meta, _bucket(bits, last_bits), bits, np.int32(h))  # int32 as in nodes
 
 
 @njit(cache=True, inline="always")
@@ -173,7 +176,7 @@ def _segment_path(rec, rec_int, SS, size, tol, score, keys, nodes, meta, out_lam
     """
     fit = _start_segment(rec, rec_int, SS, size, score)
     # the radix heap of merge times, one live entry per block (its pair with the next one)
-    last_bits = 0
+    last_bits = np.int64(0)
     for j in range(size - 1):
         t = _merge_time(rec[j, _MEAN], rec[j, _COEF], rec[j + 1, _MEAN], rec[j + 1, _COEF],
                         0.0, tol)
@@ -239,7 +242,7 @@ def _fuse_runs(weights, sums, score_sums, separate, tol):
     pav_s = np.empty(n, np.float64)  # deepest entry is ever touched)
     pav_first = np.empty(n, np.int32)
     top = -1
-    m = 0
+    m = np.int64(0)
     head = 0  # the first run of block m
     w = s = ss = 0.0  # its weight, sum and score sum so far
     mean_next = sums[0] / weights[0] if n > 0 else 0.0
@@ -281,7 +284,7 @@ def _solve_segments(block_w, block_s, block_ss, block_head, block_viol, seg_star
     seg_lam, seg_left, seg_right, seg_coef, seg_delta = seg
     separate = block_ss.shape[0] > 0
     n_segments = seg_start.shape[0] - 1
-    largest = 0
+    largest = np.int64(0)
     for k in range(n_segments):
         largest = max(largest, seg_start[k + 1] - seg_start[k])
     # one segment at a time in one 64-byte record a block (see _records): in cache
@@ -336,7 +339,7 @@ def _interleave(seg, seg_events, n_blocks, fit, scoring, rel_tol):
     model_fit = np.empty(n_merges + 1 if scoring else 0, np.float64)
     heap_lam = np.empty(n_segments, np.float64)
     heap_seg = np.empty(n_segments, np.int64)
-    size = 0
+    size = np.int64(0)
     for k in range(n_segments):
         if seg_events[k + 1] > seg_events[k]:
             heap_lam[size], heap_seg[size] = seg_lam[seg_events[k]], k
@@ -377,7 +380,7 @@ def _interleave(seg, seg_events, n_blocks, fit, scoring, rel_tol):
         else:
             size -= 1
             heap_lam[0], heap_seg[0] = heap_lam[size], heap_seg[size]
-        _sift_down(heap_lam, heap_seg, size, 0)
+        _sift_down(heap_lam, heap_seg, size, np.int64(0))
     model_blocks[model] = blocks
     if scoring:
         model_fit[model] = fit
