@@ -175,6 +175,37 @@ def _histogram_axes(ax, height):
     return hax
 
 
+def _draw_bands(ax, bands, confidence, label, color, zorder):
+    """Bröcker & Smith's consistency bars (from :func:`calibbook.consistency_bands`): one
+    wide translucent bar per bin, at ``zorder`` (behind the curve)."""
+    band_label = f"{100 * confidence:.10g}% consistency band"
+    if label is not None:  # overlaid models each have their own bands
+        band_label += f" ({label})"
+    ax.vlines(
+        bands.mean_predicted, bands.lower, bands.upper, colors=color, alpha=0.3,
+        linewidths=7, zorder=zorder, gid="calibbook-consistency-band", label=band_label,
+    )
+
+
+def _draw_histogram(ax, y_prob, sample_weight, height, color):
+    """The fraction of the predictions in each twentieth of [0, 1], as bars along the bottom
+    of ``ax`` on its twin axis; the tallest bar of all the models drawn reaches ``height``
+    (of the first call on ``ax``) of the axes."""
+    from matplotlib.ticker import MaxNLocator
+
+    hax = _histogram_axes(ax, height)
+    p = np.asarray(y_prob, dtype=float).ravel()
+    w = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    counts, edges = np.histogram(p, bins=np.linspace(0, 1, 21), weights=w)
+    frac = counts / counts.sum()
+    hax.stairs(frac, edges, color=color, alpha=0.25, fill=True)
+    hax.stairs(frac, edges, color=color, alpha=0.8, lw=0.8)
+    top = ax._calibbook_histogram_max = max(ax._calibbook_histogram_max, frac.max())
+    ticks = MaxNLocator(nbins=3).tick_values(0, top)
+    hax.set_yticks(ticks[ticks <= top * (1 + 1e-9)])  # no ticks above the tallest bar
+    hax.set_ylim(0, top / ax._calibbook_histogram_height)
+
+
 @renamed_parameter("band_level", "band_confidence")
 @validate_params(
     {
@@ -334,31 +365,9 @@ def reliability_diagram(
             y_prob, n_bins=n_bins, strategy=strategy, confidence=band_confidence,
             n_resamples=n_resamples, sample_weight=sample_weight, random_state=random_state,
         )
-        band_label = f"{100 * band_confidence:.10g}% consistency band"
-        if label is not None:  # overlaid models each have their own bands
-            band_label += f" ({label})"
-        # B&S's consistency bars: one wide translucent bar per bin, behind the curve
-        ax.vlines(
-            bands.mean_predicted, bands.lower, bands.upper, colors=color, alpha=0.3,
-            linewidths=7, zorder=bars.lines[0].get_zorder() - 0.5,
-            gid="calibbook-consistency-band", label=band_label,
-        )
-
+        _draw_bands(ax, bands, band_confidence, label, color, bars.lines[0].get_zorder() - 0.5)
     if show_histogram:
-        hax = _histogram_axes(ax, histogram_height)
-        p = np.asarray(y_prob, dtype=float).ravel()
-        w = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
-        counts, edges = np.histogram(p, bins=np.linspace(0, 1, 21), weights=w)
-        frac = counts / counts.sum()
-        hax.stairs(frac, edges, color=color, alpha=0.25, fill=True)
-        hax.stairs(frac, edges, color=color, alpha=0.8, lw=0.8)
-        from matplotlib.ticker import MaxNLocator
-
-        top = ax._calibbook_histogram_max = max(ax._calibbook_histogram_max, frac.max())
-        ticks = MaxNLocator(nbins=3).tick_values(0, top)
-        hax.set_yticks(ticks[ticks <= top * (1 + 1e-9)])  # no ticks above the tallest bar
-        hax.set_ylim(0, top / ax._calibbook_histogram_height)
-
+        _draw_histogram(ax, y_prob, sample_weight, histogram_height, color)
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.set_xlabel("mean predicted probability")

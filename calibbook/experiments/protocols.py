@@ -370,6 +370,46 @@ def _evaluate_split(X, y, train, test, clf, calibrators, calib_size, seed, n_bin
     return rows
 
 
+def _tqdm():
+    """tqdm's progress bar class: a widget in notebooks, text elsewhere."""
+    import warnings
+
+    with warnings.catch_warnings():  # tqdm.auto warns when ipywidgets is missing
+        warnings.simplefilter("ignore")
+        return require("tqdm.auto", "experiments").tqdm
+
+
+def _cross_validate(X, y, ds_name, clf_name, clf, calibrators, bar, *, n_splits, n_repeats,
+                    calib_size, random_state, n_bins, include_raw):
+    """The long-format results (``_COLUMNS``) of one classifier on one data set, a row per
+    fold, calibrator and measure; ``bar`` advances by one fold at a time."""
+    pd = require("pandas", "experiments")
+    from sklearn.model_selection import RepeatedStratifiedKFold
+
+    cv = RepeatedStratifiedKFold(n_splits=n_splits, n_repeats=n_repeats, random_state=random_state)
+    rows = []
+    for i, (train, test) in enumerate(cv.split(X, y)):
+        repeat, fold = divmod(i, n_splits)
+        bar.set_postfix_str(f"{ds_name}/{clf_name}", refresh=False)
+        scored = _evaluate_split(
+            X, y, train, test, clf, calibrators, calib_size, random_state + i, n_bins, include_raw,
+        )
+        rows += [(ds_name, clf_name, m, repeat, fold, meas, v) for m, meas, v in scored]
+        bar.update(1)
+    return pd.DataFrame(rows, columns=_COLUMNS)
+
+
+def _write_cache(frame, path):
+    """Write ``frame`` to the cache file ``path`` (whole or not at all: through a temporary
+    file), and return it as read back, so that a cold run gives the numbers a warm one will."""
+    pd = require("pandas", "experiments")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    frame.to_csv(tmp, index=False, float_format="%.17g")
+    os.replace(tmp, path)
+    return pd.read_csv(path)
+
+
 def _run_protocol(
     protocol,
     datasets,
@@ -386,22 +426,20 @@ def _run_protocol(
     use_cache,
     disable,
 ):
-    import warnings
-
     pd = require("pandas", "experiments")
-    from sklearn.model_selection import RepeatedStratifiedKFold
-
-    with warnings.catch_warnings():  # tqdm.auto warns when ipywidgets is missing
-        warnings.simplefilter("ignore")
-        tqdm = require("tqdm.auto", "experiments").tqdm
-
+    tqdm = _tqdm()
     if calibrators is None:
         calibrators = paper_calibrators()
     calibrators = dict(calibrators)
     clfs = _as_classifiers(classifiers, random_state)
     data = _as_datasets(datasets)
     cache_dir = Path(cache_dir) if cache_dir is not None else _cache.default_cache_dir()
-    source = _cache.source_hash()  # calibbook's own code, hashed once per process
+    settings = {"n_splits": n_splits, "n_repeats": n_repeats, "calib_size": calib_size,
+                "random_state": random_state, "n_bins": n_bins, "include_raw": include_raw}
+    # what else a cached result depends on; calibbook's own code is hashed once per process
+    common = {"version": 1, "protocol": protocol,
+              "calibrators": {k: _cache.estimator_key(v) for k, v in calibrators.items()},
+              **settings, "software": _cache.software_versions(), "source": _cache.source_hash()}
     frames = []
     total = len(data) * len(clfs) * n_splits * n_repeats
     with tqdm(total=total, desc=protocol, unit="fold", disable=disable) as bar:
@@ -411,49 +449,15 @@ def _run_protocol(
             y = np.asarray(y).astype(np.int64)
             digest = _cache.data_digest(X, y)
             for clf_name, clf in clfs.items():
-                config = {
-                    "version": 1,
-                    "protocol": protocol,
-                    "dataset": ds_name,
-                    "data": digest,
-                    "classifier": clf_name,
-                    "classifier_params": _cache.estimator_key(clf),
-                    "calibrators": {k: _cache.estimator_key(v) for k, v in calibrators.items()},
-                    "n_splits": n_splits,
-                    "n_repeats": n_repeats,
-                    "calib_size": calib_size,
-                    "random_state": random_state,
-                    "n_bins": n_bins,
-                    "include_raw": include_raw,
-                    "software": _cache.software_versions(),
-                    "source": source,
-                }
+                config = {**common, "dataset": ds_name, "data": digest, "classifier": clf_name,
+                          "classifier_params": _cache.estimator_key(clf)}
                 path = _cache.cache_path(cache_dir, config)
                 if use_cache and path.exists():
                     frames.append(pd.read_csv(path))
                     bar.update(n_splits * n_repeats)
                     continue
-                cv = RepeatedStratifiedKFold(
-                    n_splits=n_splits, n_repeats=n_repeats, random_state=random_state
-                )
-                rows = []
-                for i, (train, test) in enumerate(cv.split(X, y)):
-                    repeat, fold = divmod(i, n_splits)
-                    bar.set_postfix_str(f"{ds_name}/{clf_name}", refresh=False)
-                    scored = _evaluate_split(
-                        X, y, train, test, clf, calibrators, calib_size, random_state + i, n_bins,
-                        include_raw,
-                    )
-                    rows += [(ds_name, clf_name, m, repeat, fold, meas, v) for m, meas, v in scored]
-                    bar.update(1)
-                frame = pd.DataFrame(rows, columns=_COLUMNS)
-                if use_cache:
-                    cache_dir.mkdir(parents=True, exist_ok=True)
-                    tmp = path.with_suffix(f".tmp{os.getpid()}")
-                    frame.to_csv(tmp, index=False, float_format="%.17g")
-                    os.replace(tmp, path)
-                    frame = pd.read_csv(path)  # identical numbers cold and warm
-                frames.append(frame)
+                frame = _cross_validate(X, y, ds_name, clf_name, clf, calibrators, bar, **settings)
+                frames.append(_write_cache(frame, path) if use_cache else frame)
     out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=_COLUMNS)
     return out[_COLUMNS]
 

@@ -86,6 +86,15 @@ def _num_samples_or_none(value):
         return None
 
 
+def _rows_of_params(params, rows, n_rows):
+    """The classifier's fit parameters for a subset of the rows: those with one entry per
+    row (of ``n_rows``) are cut to ``rows``, the others passed whole."""
+    return {
+        key: safe_indexing(value, rows) if _num_samples_or_none(value) == n_rows else value
+        for key, value in params.items()
+    }
+
+
 class _ConstantMap:
     """Stands in for a calibrator when a column's labels hold a single class.
 
@@ -343,34 +352,10 @@ class CalibratedClassifier(MetaClassifier):
             sample_weight = check_sample_weight_like(sample_weight, X)
         estimator = self._estimator()
         response = _response_method(estimator, calibrator)
-        if get_config()["enable_metadata_routing"]:
-            routed = process_routing(self, "fit", sample_weight=sample_weight, **fit_params)
-            estimator_params, split_params = routed.estimator.fit, routed.splitter.split
-        else:
-            estimator_params, split_params = dict(fit_params), {}
-            if sample_weight is not None and has_fit_parameter(estimator, "sample_weight"):
-                estimator_params["sample_weight"] = sample_weight
-            elif sample_weight is not None:
-                warnings.warn(
-                    f"{type(estimator).__name__}.fit does not accept sample_weight, so the weights "
-                    "reach only the calibrators and the classifier is fitted unweighted.",
-                    UserWarning,
-                    stacklevel=2,
-                )
-        n_rows = num_samples(X)
-
-        def fit_kwargs(rows):
-            # the classifier's fit parameters for a subset of the rows: per-sample ones are cut
-            return {
-                key: safe_indexing(value, rows) if _num_samples_or_none(value) == n_rows else value
-                for key, value in estimator_params.items()
-            }
-
-        n_classes = self.classes_.size
-
+        estimator_params, split_params = self._routed_params(estimator, sample_weight, fit_params)
         if isinstance(estimator, FrozenEstimator):
             pair = _CalibratedPair(estimator, self.method, response, self.classes_)
-            scores = _scores(estimator, X, response, n_classes)
+            scores = _scores(estimator, X, response, self.classes_.size)
             self.calibrated_classifiers_ = [pair.fit_calibrators(scores, y_enc, sample_weight)]
         else:
             n_folds = (
@@ -388,47 +373,75 @@ class CalibratedClassifier(MetaClassifier):
                     "every class, such as StratifiedKFold."
                 )
             cv = check_cv(self.cv, y_enc, classifier=True)
-            if self.ensemble:
-                splits = list(cv.split(X, y_enc, **split_params))
-                if all(np.unique(y_enc[test]).size < n_classes for _, test in splits):
-                    raise ValueError(
-                        f"Every calibration (test) fold of cv={self.cv!r} lacks a class, so every "
-                        "calibrator would be a constant. Use a splitter whose test folds hold "
-                        "every class, such as StratifiedKFold."
-                    )
-                self.calibrated_classifiers_ = []
-                for train, test in splits:
-                    est = clone(estimator).fit(
-                        safe_indexing(X, train), safe_indexing(y, train), **fit_kwargs(train)
-                    )
-                    pair = _CalibratedPair(est, self.method, response, self.classes_)
-                    scores = _scores(est, safe_indexing(X, test), response, n_classes)
-                    w = None if sample_weight is None else sample_weight[test]
-                    self.calibrated_classifiers_.append(
-                        pair.fit_calibrators(scores, y_enc[test], w)
-                    )
-            else:
-                raw = cross_val_predict(
-                    clone(estimator),
-                    X,
-                    y,
-                    cv=cv,
-                    method=response[0],
-                    n_jobs=self.n_jobs,
-                    params={**estimator_params, **split_params},
-                )
-                raw = expit(raw) if response[1] else raw
-                scores = (
-                    raw[:, -1:] if n_classes == 2 and raw.ndim == 2 else raw.reshape(len(y_enc), -1)
-                )
-                est = clone(estimator).fit(X, y, **estimator_params)
-                pair = _CalibratedPair(est, self.method, response, self.classes_)
-                self.calibrated_classifiers_ = [pair.fit_calibrators(scores, y_enc, sample_weight)]
-
+            fit_folds = self._fit_ensemble if self.ensemble else self._fit_cross_predicted
+            self.calibrated_classifiers_ = fit_folds(
+                estimator, response, cv, X, y, y_enc, sample_weight, estimator_params, split_params
+            )
         self._copy_feature_attributes(
             [pair.estimator for pair in self.calibrated_classifiers_[:1]], X
         )
         return self
+
+    def _routed_params(self, estimator, sample_weight, fit_params):
+        """The parameters of the classifier's ``fit`` and of the splitter's ``split``."""
+        if get_config()["enable_metadata_routing"]:
+            routed = process_routing(self, "fit", sample_weight=sample_weight, **fit_params)
+            return routed.estimator.fit, routed.splitter.split
+        estimator_params = dict(fit_params)
+        if sample_weight is not None and has_fit_parameter(estimator, "sample_weight"):
+            estimator_params["sample_weight"] = sample_weight
+        elif sample_weight is not None:
+            warnings.warn(
+                f"{type(estimator).__name__}.fit does not accept sample_weight, so the weights "
+                "reach only the calibrators and the classifier is fitted unweighted.",
+                UserWarning,
+                stacklevel=3,  # the caller of fit
+            )
+        return estimator_params, {}
+
+    def _fit_ensemble(self, estimator, response, cv, X, y, y_enc, sample_weight,
+                      estimator_params, split_params):
+        """A classifier fitted on each training fold, and its calibrators on the fold's rest."""
+        n_classes = self.classes_.size
+        n_rows = num_samples(X)
+        splits = list(cv.split(X, y_enc, **split_params))
+        if all(np.unique(y_enc[test]).size < n_classes for _, test in splits):
+            raise ValueError(
+                f"Every calibration (test) fold of cv={self.cv!r} lacks a class, so every "
+                "calibrator would be a constant. Use a splitter whose test folds hold "
+                "every class, such as StratifiedKFold."
+            )
+        pairs = []
+        for train, test in splits:
+            est = clone(estimator).fit(
+                safe_indexing(X, train), safe_indexing(y, train),
+                **_rows_of_params(estimator_params, train, n_rows),
+            )
+            pair = _CalibratedPair(est, self.method, response, self.classes_)
+            scores = _scores(est, safe_indexing(X, test), response, n_classes)
+            w = None if sample_weight is None else sample_weight[test]
+            pairs.append(pair.fit_calibrators(scores, y_enc[test], w))
+        return pairs
+
+    def _fit_cross_predicted(self, estimator, response, cv, X, y, y_enc, sample_weight,
+                             estimator_params, split_params):
+        """One classifier fitted on all the rows, its calibrators on the scores each row gets
+        from a classifier fitted without its fold (``cross_val_predict``)."""
+        raw = cross_val_predict(
+            clone(estimator),
+            X,
+            y,
+            cv=cv,
+            method=response[0],
+            n_jobs=self.n_jobs,
+            params={**estimator_params, **split_params},
+        )
+        raw = expit(raw) if response[1] else raw
+        binary = self.classes_.size == 2
+        scores = raw[:, -1:] if binary and raw.ndim == 2 else raw.reshape(len(y_enc), -1)
+        est = clone(estimator).fit(X, y, **estimator_params)
+        pair = _CalibratedPair(est, self.method, response, self.classes_)
+        return [pair.fit_calibrators(scores, y_enc, sample_weight)]
 
     def _predict_proba(self, X):
         proba = sum(pair.predict_proba(X) for pair in self.calibrated_classifiers_)

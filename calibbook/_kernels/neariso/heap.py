@@ -51,6 +51,30 @@ def _leading_zeros(typingctx, x):
     return types.int64(types.int64), codegen
 
 
+@intrinsic
+def _bits(typingctx, x):
+    """The bit pattern of a float64 as an int64: a key of the heap."""
+    if x != types.float64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], context.get_value_type(types.int64))
+
+    return types.int64(types.float64), codegen
+
+
+@intrinsic
+def _double(typingctx, bits):
+    """The float64 whose bit pattern is an int64 (the inverse of :func:`_bits`)."""
+    if bits != types.int64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], context.get_value_type(types.float64))
+
+    return types.float64(types.int64), codegen
+
+
 @njit(cache=True)
 def _bucket(bits, last):
     """The radix-heap bucket of a key, given the last minimum (both as int64 bit patterns):

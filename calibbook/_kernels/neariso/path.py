@@ -24,7 +24,9 @@ from numba import njit
 
 from calibbook._kernels.neariso.heap import (
     _HELD,
+    _bits,
     _bucket,
+    _double,
     _pop_min,
     _push,
     _radix_heap,
@@ -90,6 +92,78 @@ def _segments(pav_w, pav_s, pav_first, n_pav, block_viol, m, gap):
     return starts[:n_segments + 1]
 
 
+# The phases of scored_path and the steps of _segment_path are inlined (inline="always")
+# into their one caller before it is typed: the split costs neither compile time (each would
+# otherwise be compiled, cached and linked on its own) nor calls in the loops.
+# Compile time is also why integers passed to a kernel start as np.int64(0), not 0, and a
+# node is passed as the int32 it is stored as: numba compiles a callee once per argument
+# type, and a literal 0 (Literal[int](0)) or an int64 node would be one more compilation.
+@njit(cache=True, inline="always")
+def _start_segment(rec, rec_int, SS, size, score):
+    """Fill the derived fields of the records 0 .. size - 1 of a segment (their weights,
+    sums, first runs and violation flags are set): mean, c, no heap key, neighbours and,
+    when scored, the block's term. Returns the segment's binned fit at lam = 0."""
+    gaussian = score == 2
+    separate = SS.shape[0] > 0
+    fit = 0.0
+    for j in range(size):
+        w, total = rec[j, _W], rec[j, _S]
+        rec[j, _MEAN] = total / w
+        rec[j, _COEF] = (rec_int[j, _VIOL] - (rec_int[j - 1, _VIOL] if j > 0 else 0)) / w
+        rec[j, _KEY] = -1.0
+        rec_int[j, _PRV], rec_int[j, _NXT] = j - 1, j + 1 if j + 1 < size else -1
+        if score > 0:
+            ss = SS[j] if separate else total
+            rec[j, _OWN] = _block_term(ss, w, ss / w, gaussian)
+            fit += rec[j, _OWN]
+    return fit
+
+
+@njit(cache=True, inline="always")
+def _schedule(rec, keys, nodes, meta, h, t, lam, last_bits):
+    """Queue block h's merge with its right neighbour at time t (not before lam), unless
+    t is +inf (never). The key is also h's live key: any older entry of h is stale."""
+    if t < np.inf:
+        key = t if t > lam else lam
+        rec[h, _KEY] = key
+        bits = _bits(key)
+        _push(keys, nodes, meta, _bucket(bits, last_bits), bits, np.int32(h))  # int32 as in nodes
+
+
+@njit(cache=True, inline="always")
+def _absorb(rec, rec_int, h, g):
+    """Block h takes in its right neighbour g (their values are equal now): h gets the
+    joint weight, sum, mean and c, g's violation flag and right neighbour. The pairs
+    (h, g) and (g, its next) are gone, so neither block has a live heap key."""
+    rec[g, _KEY] = -1.0
+    rec[h, _KEY] = -1.0
+    w = rec[h, _W] + rec[g, _W]
+    total = rec[h, _S] + rec[g, _S]
+    viol = rec_int[g, _VIOL]
+    q = rec_int[g, _NXT]
+    p = rec_int[h, _PRV]
+    rec[h, _W], rec[h, _S], rec[h, _MEAN] = w, total, total / w
+    rec[h, _COEF] = (viol - (rec_int[p, _VIOL] if p >= 0 else 0)) / w
+    rec_int[h, _VIOL], rec_int[h, _NXT] = viol, q
+    if q >= 0:
+        rec_int[q, _PRV] = h
+
+
+@njit(cache=True, inline="always")
+def _rescore(rec, SS, h, g, gaussian):
+    """The change of the binned fit when block h has taken in g: the merged block's term
+    replaces theirs (in ``SS``, if not empty, h takes in g's score sum too)."""
+    separate = SS.shape[0] > 0
+    if separate:
+        SS[h] += SS[g]
+    w = rec[h, _W]
+    ss = SS[h] if separate else rec[h, _S]
+    own = _block_term(ss, w, ss / w, gaussian)
+    delta = own - rec[h, _OWN] - rec[g, _OWN]
+    rec[h, _OWN] = own
+    return delta
+
+
 @njit(cache=True)
 def _segment_path(rec, rec_int, SS, size, tol, score, keys, nodes, meta, out_lam, out_left,
                   out_right, out_coef, out_delta, n_out):
@@ -100,78 +174,221 @@ def _segment_path(rec, rec_int, SS, size, tol, score, keys, nodes, meta, out_lam
     blocks, c of the merged block and (when scored) the change of the binned fit.
     Returns the new count and the segment's binned fit at lam = 0.
     """
-    scoring = score > 0
-    gaussian = score == 2
-    separate = SS.shape[0] > 0
-    fit = 0.0
-    for j in range(size):
-        w, total = rec[j, _W], rec[j, _S]
-        rec[j, _MEAN] = total / w
-        rec[j, _COEF] = (rec_int[j, _VIOL] - (rec_int[j - 1, _VIOL] if j > 0 else 0)) / w
-        rec[j, _KEY] = -1.0
-        rec_int[j, _PRV], rec_int[j, _NXT] = j - 1, j + 1 if j + 1 < size else -1
-        if scoring:
-            ss = SS[j] if separate else total
-            rec[j, _OWN] = _block_term(ss, w, ss / w, gaussian)
-            fit += rec[j, _OWN]
-
+    fit = _start_segment(rec, rec_int, SS, size, score)
     # the radix heap of merge times, one live entry per block (its pair with the next one)
-    key_float = np.zeros(1, np.float64)
-    key_bits = key_float.view(np.int64)  # a double's bit pattern through this view
-    last_bits = 0
+    last_bits = np.int64(0)
     for j in range(size - 1):
         t = _merge_time(rec[j, _MEAN], rec[j, _COEF], rec[j + 1, _MEAN], rec[j + 1, _COEF],
                         0.0, tol)
-        if t < np.inf:
-            key_float[0] = rec[j, _KEY] = t if t > 0.0 else 0.0
-            _push(keys, nodes, meta, _bucket(key_bits[0], last_bits), key_bits[0], j)
-    lam = 0.0
+        _schedule(rec, keys, nodes, meta, j, t, 0.0, last_bits)
     while meta[_HELD] > 0:
         bits, h, last_bits = _pop_min(keys, nodes, meta, last_bits)
-        key_bits[0] = bits
-        if rec[h, _KEY] != key_float[0]:
+        if rec[h, _KEY] != _double(bits):
             continue  # stale: the pair changed since this time was computed
-        lam = key_float[0]  # pushed keys are at least lam, so lam never decreases
+        lam = _double(bits)  # pushed keys are at least lam, so lam never decreases
         g = rec_int[h, _NXT]
-        rec[g, _KEY] = -1.0  # g's pair is gone
-        # h absorbs g; the pair to the right keeps g's order (values are equal now)
-        w = rec[h, _W] + rec[g, _W]
-        total = rec[h, _S] + rec[g, _S]
-        viol = rec_int[g, _VIOL]
-        q = rec_int[g, _NXT]
-        p = rec_int[h, _PRV]
-        mean_h = total / w
-        coef_h = (viol - (rec_int[p, _VIOL] if p >= 0 else 0)) / w
-        rec[h, _W], rec[h, _S], rec[h, _MEAN], rec[h, _COEF] = w, total, mean_h, coef_h
-        rec_int[h, _VIOL], rec_int[h, _NXT] = viol, q
-        if q >= 0:
-            rec_int[q, _PRV] = h
+        _absorb(rec, rec_int, h, g)
         out_lam[n_out] = lam
         out_left[n_out] = rec_int[h, _HEAD]
         out_right[n_out] = rec_int[g, _HEAD]
-        out_coef[n_out] = coef_h
-        if scoring:
-            if separate:
-                SS[h] += SS[g]
-            ss = SS[h] if separate else total
-            own = _block_term(ss, w, ss / w, gaussian)
-            out_delta[n_out] = own - rec[h, _OWN] - rec[g, _OWN]
-            rec[h, _OWN] = own
+        out_coef[n_out] = rec[h, _COEF]
+        if score > 0:
+            out_delta[n_out] = _rescore(rec, SS, h, g, score == 2)
         n_out += 1
         # new times for (h, q) and, as h's slope changed, for (p, h)
-        rec[h, _KEY] = -1.0
+        q, p = rec_int[h, _NXT], rec_int[h, _PRV]
         if q >= 0:
-            t = _merge_time(mean_h, coef_h, rec[q, _MEAN], rec[q, _COEF], lam, tol)
-            if t < np.inf:
-                key_float[0] = rec[h, _KEY] = t if t > lam else lam
-                _push(keys, nodes, meta, _bucket(key_bits[0], last_bits), key_bits[0], h)
+            t = _merge_time(rec[h, _MEAN], rec[h, _COEF], rec[q, _MEAN], rec[q, _COEF], lam, tol)
+            _schedule(rec, keys, nodes, meta, h, t, lam, last_bits)
         if p >= 0:
             rec[p, _KEY] = -1.0
-            t = _merge_time(rec[p, _MEAN], rec[p, _COEF], mean_h, coef_h, lam, tol)
-            if t < np.inf:
-                key_float[0] = rec[p, _KEY] = t if t > lam else lam
-                _push(keys, nodes, meta, _bucket(key_bits[0], last_bits), key_bits[0], p)
+            t = _merge_time(rec[p, _MEAN], rec[p, _COEF], rec[h, _MEAN], rec[h, _COEF], lam, tol)
+            _schedule(rec, keys, nodes, meta, p, t, lam, last_bits)
     return n_out, fit
+
+
+@njit(cache=True, inline="always")
+def _pool(pav_w, pav_s, pav_first, top, w, s, first):
+    """Push a block (weight, sum, first index) on the stack of pool adjacent violators, and
+    pool the top two entries while they violate. Returns the new top."""
+    top += 1
+    pav_w[top], pav_s[top], pav_first[top] = w, s, first
+    while top > 0 and pav_s[top - 1] * pav_w[top] >= pav_s[top] * pav_w[top - 1]:
+        pav_w[top - 1] += pav_w[top]
+        pav_s[top - 1] += pav_s[top]
+        top -= 1
+    return top
+
+
+@njit(cache=True, inline="always")
+def _fuse_runs(weights, sums, score_sums, separate, tol):
+    """Blocks of neighbouring runs with equal means, fused at lam = 0, and the violation
+    flags of the runs; pool adjacent violators over the blocks on the way, for the
+    segments (see :func:`_segments`). One pass over the runs.
+
+    Returns each block's weight, sum, score sum (when ``separate``), first run and
+    violation flag (1 if block j > block j + 1), the runs' flags, the stack of pool
+    adjacent violators (weights, sums, first blocks), the number of blocks and that of
+    entries of the stack.
+    """
+    n = weights.shape[0]
+    block_w = np.empty(n, np.float64)
+    block_s = np.empty(n, np.float64)
+    block_ss = np.empty(n if separate else 0, np.float64)
+    block_head = np.empty(n, np.int32)
+    block_viol = np.empty(n, np.int8)
+    run_viol = np.empty(n, np.int8)
+    pav_w = np.empty(n, np.float64)  # the stack of pool adjacent violators (only its
+    pav_s = np.empty(n, np.float64)  # deepest entry is ever touched)
+    pav_first = np.empty(n, np.int32)
+    top = -1
+    m = np.int64(0)
+    head = 0  # the first run of block m
+    w = s = ss = 0.0  # its weight, sum and score sum so far
+    mean_next = sums[0] / weights[0] if n > 0 else 0.0
+    for i in range(n):
+        if i == head:
+            w, s, ss = weights[i], sums[i], score_sums[i] if separate else 0.0
+        else:
+            w += weights[i]
+            s += sums[i]
+            if separate:
+                ss += score_sums[i]
+        mean = mean_next
+        v = 0
+        if i + 1 < n:
+            mean_next = sums[i + 1] / weights[i + 1]
+            v = 1 if mean > mean_next + tol else 0
+        run_viol[i] = v
+        if i + 1 == n or mean_next != mean:  # run i ends block m
+            block_w[m], block_s[m], block_head[m], block_viol[m] = w, s, head, v
+            if separate:
+                block_ss[m] = ss
+            top = _pool(pav_w, pav_s, pav_first, top, w, s, m)
+            m += 1
+            head = i + 1
+    return (block_w, block_s, block_ss, block_head, block_viol, run_viol, pav_w, pav_s,
+            pav_first, m, top + 1)
+
+
+@njit(cache=True, inline="always")
+def _solve_segments(block_w, block_s, block_ss, block_head, block_viol, seg_start, tol, score,
+                    seg):
+    """The path of each segment alone (:func:`_segment_path`), one after the other in the
+    same records and heap, sized for the largest. Segment k's merges go to the arrays of
+    ``seg`` (lam, left, right, c, change of the fit) after those of segment k - 1.
+
+    Returns where each segment's merges end (after a 0), the first run of each block of
+    the last model, and the binned fit at lam = 0.
+    """
+    seg_lam, seg_left, seg_right, seg_coef, seg_delta = seg
+    separate = block_ss.shape[0] > 0
+    n_segments = seg_start.shape[0] - 1
+    largest = np.int64(0)
+    for k in range(n_segments):
+        largest = max(largest, seg_start[k + 1] - seg_start[k])
+    # one segment at a time in one 64-byte record a block (see _records): in cache
+    rec, rec_int = _records(largest)
+    local_ss = np.empty(largest if separate else 0, np.float64)
+    keys, nodes, meta = _radix_heap(3 * largest)  # at most 3 entries a block: 1, then 2 a merge
+    seg_events = np.empty(n_segments + 1, np.int64)
+    seg_events[0] = 0
+    final_heads = np.empty(seg_start[n_segments], np.int64)
+    n_final = 0
+    fit = 0.0
+    for k in range(n_segments):
+        j0, size = seg_start[k], seg_start[k + 1] - seg_start[k]
+        for t in range(size):
+            rec[t, _W], rec[t, _S] = block_w[j0 + t], block_s[j0 + t]
+            rec_int[t, _HEAD], rec_int[t, _VIOL] = block_head[j0 + t], block_viol[j0 + t]
+            if separate:
+                local_ss[t] = block_ss[j0 + t]
+        done, seg_fit = _segment_path(rec, rec_int, local_ss, size, tol, score, keys, nodes,
+                                      meta, seg_lam, seg_left, seg_right, seg_coef, seg_delta,
+                                      seg_events[k])
+        seg_events[k + 1] = done
+        fit += seg_fit
+        h = 0 if size > 0 else -1  # the segment's first block keeps its index to the end
+        while h >= 0:
+            final_heads[n_final] = rec_int[h, _HEAD]
+            n_final += 1
+            h = rec_int[h, _NXT]
+    return seg_events, final_heads[:n_final], fit
+
+
+@njit(cache=True, inline="always")
+def _interleave(seg, seg_events, n_blocks, fit, scoring, rel_tol):
+    """The segments' merges (``seg``, as :func:`_solve_segments` leaves them) in one lam
+    order, from a heap of the segments keyed by their next merge, grouped into models on
+    the way as :func:`.models.group_events` groups them. ``fit``: the binned fit at lam = 0.
+
+    Returns the merges (lam, left, right, c) and the models (first merge, lam, number of
+    blocks, binned fit), as :func:`scored_path` returns them.
+    """
+    seg_lam, seg_left, seg_right, seg_coef, seg_delta = seg
+    n_segments = seg_events.shape[0] - 1
+    n_merges = seg_events[n_segments]
+    event_lam = np.empty(n_merges, np.float64)
+    event_left = np.empty(n_merges, np.int64)
+    event_right = np.empty(n_merges, np.int64)
+    event_coef = np.empty(n_merges, np.float64)
+    # at most one model a merge, and model 0 (np.zeros would touch every page)
+    model_start = np.empty(n_merges + 2, np.int64)
+    model_lam = np.empty(n_merges + 1, np.float64)
+    model_blocks = np.empty(n_merges + 1, np.int64)
+    model_fit = np.empty(n_merges + 1 if scoring else 0, np.float64)
+    heap_lam = np.empty(n_segments, np.float64)
+    heap_seg = np.empty(n_segments, np.int64)
+    size = np.int64(0)
+    for k in range(n_segments):
+        if seg_events[k + 1] > seg_events[k]:
+            heap_lam[size], heap_seg[size] = seg_lam[seg_events[k]], k
+            size += 1
+    for i in range(size // 2 - 1, -1, -1):
+        _sift_down(heap_lam, heap_seg, size, i)
+    nxt_event = seg_events[:-1].copy()
+    n_events = 0
+    blocks = n_blocks
+    model = 0
+    model_start[0] = 0
+    model_lam[0] = 0.0
+    last = 0.0
+    while size > 0:
+        k = heap_seg[0]
+        e = nxt_event[k]
+        lam = seg_lam[e]
+        if lam > last * (1.0 + rel_tol) + rel_tol:  # a new model: close the last one
+            model_blocks[model] = blocks
+            if scoring:
+                model_fit[model] = fit
+            model += 1
+            model_start[model] = n_events
+            last = lam
+        event_lam[n_events] = lam
+        event_left[n_events] = seg_left[e]
+        event_right[n_events] = seg_right[e]
+        event_coef[n_events] = seg_coef[e]
+        model_lam[model] = lam
+        n_events += 1
+        blocks -= 1
+        if scoring:
+            fit += seg_delta[e]
+        e += 1
+        nxt_event[k] = e
+        if e < seg_events[k + 1]:
+            heap_lam[0] = seg_lam[e]
+        else:
+            size -= 1
+            heap_lam[0], heap_seg[0] = heap_lam[size], heap_seg[size]
+        _sift_down(heap_lam, heap_seg, size, np.int64(0))
+    model_blocks[model] = blocks
+    if scoring:
+        model_fit[model] = fit
+    n_models = model + 1
+    model_start[n_models] = n_events
+    return (event_lam, event_left, event_right, event_coef, model_start[:n_models + 1],
+            model_lam[:n_models], model_blocks[:n_models],
+            model_fit[:n_models] if scoring else model_fit)
 
 
 @njit(cache=True)
@@ -240,167 +457,21 @@ def scored_path(weights, sums, score_sums, score=0, tol=1e-12, rel_tol=1e-12):
     for i in range(n):
         scale = max(scale, abs(sums[i] / weights[i]))
     tol = tol * (1.0 + scale)
-
-    n_max = max(n - 1, 0)
-    model_start = np.empty(n_max + 2, np.int64)
-    model_lam = np.empty(n_max + 1, np.float64)  # (np.zeros would touch every page)
-    model_blocks = np.empty(n_max + 1, np.int64)
-    model_fit = np.empty(n_max + 1 if scoring else 0, np.float64)
-
-    # blocks of neighbouring runs with equal means, fused at lam = 0 (indices j < m), and
-    # pool adjacent violators over them on the way, for the segments (see _segments).
-    # The fusing is not written out as merges: fused_events derives it from the runs.
-    block_w = np.empty(n, np.float64)
-    block_s = np.empty(n, np.float64)
-    block_head = np.empty(n, np.int32)
-    block_viol = np.empty(n, np.int8)  # 1 if block j > block j + 1 (a violating pair)
-    block_ss = np.empty(n if separate else 0, np.float64)
-    run_viol = np.empty(n, np.int8)  # the same for runs
-    pav_w = np.empty(n, np.float64)  # the stack of pool adjacent violators (only its
-    pav_s = np.empty(n, np.float64)  # deepest entry is ever touched)
-    pav_first = np.empty(n, np.int32)
-    top = -1
-    m = 0
-    # the block being built (its weight, sum, score sum, first run, violation flag) and
-    # the violation flag of the block before it
-    cur_w = cur_s = cur_ss = 0.0
-    cur_head = cur_viol = 0
-    prev_mean = 0.0
-    mean_next = sums[0] / weights[0] if n > 0 else 0.0
-    for i in range(n + 1):
-        if i == n or not (i > 0 and mean_next == prev_mean):
-            if i > 0:  # the block is complete: store it, push it on the stack
-                block_w[m], block_s[m], block_head[m], block_viol[m] = (cur_w, cur_s,
-                                                                        cur_head, cur_viol)
-                if separate:
-                    block_ss[m] = cur_ss
-                top += 1
-                pav_w[top], pav_s[top], pav_first[top] = cur_w, cur_s, m
-                while top > 0 and pav_s[top - 1] * pav_w[top] >= pav_s[top] * pav_w[top - 1]:
-                    pav_w[top - 1] += pav_w[top]
-                    pav_s[top - 1] += pav_s[top]
-                    top -= 1
-                m += 1
-            if i == n:
-                break
-            cur_w, cur_s, cur_head = weights[i], sums[i], i
-            if separate:
-                cur_ss = score_sums[i]
-        else:
-            cur_w += weights[i]
-            cur_s += sums[i]
-            if separate:
-                cur_ss += score_sums[i]
-        mean = mean_next
-        v = 0
-        if i + 1 < n:
-            mean_next = sums[i + 1] / weights[i + 1]
-            v = 1 if mean > mean_next + tol else 0
-        run_viol[i] = v
-        cur_viol = v
-        prev_mean = mean
-
-    # independent segments, each with its own path in lam order, merged by lam at the end
-    seg_start = _segments(pav_w, pav_s, pav_first, top + 1, block_viol, m,
-                          1e-9 * (1.0 + scale))
-    n_segments = seg_start.shape[0] - 1
-    largest = 0
-    for k in range(n_segments):
-        largest = max(largest, seg_start[k + 1] - seg_start[k])
-    # one segment at a time in one 64-byte record a block (see _records): in cache
-    rec, rec_int = _records(largest)
-    local_ss = np.empty(largest if separate else 0, np.float64)
-    keys, nodes, meta = _radix_heap(3 * largest)  # at most 3 entries a block: 1, then 2 a merge
+    # the fusing is not written out as merges: fused_events derives it from the runs
+    (block_w, block_s, block_ss, block_head, block_viol, run_viol, pav_w, pav_s, pav_first,
+     m, n_pav) = _fuse_runs(weights, sums, score_sums, separate, tol)
+    seg_start = _segments(pav_w, pav_s, pav_first, n_pav, block_viol, m, 1e-9 * (1.0 + scale))
     # each segment's merges, in its lam order. They go where the blocks were: segment k
     # has at most (its blocks - 1) merges, so the merges of segments 0 .. k end before
     # its last block, and its own blocks are in the records by then (memory already
-    # touched is cheaper to write than new pages)
-    seg_lam = block_w
-    seg_coef = block_s
-    seg_left = block_head
-    seg_right = pav_first  # the stack is read out by now
-    seg_delta = pav_w
-    seg_events = np.empty(n_segments + 1, np.int64)
-    seg_events[0] = 0
-    final_heads = np.empty(m, np.int64)  # the first run of each block at the end
-    n_final = 0
-    fit = 0.0
-    for k in range(n_segments):
-        j0, size = seg_start[k], seg_start[k + 1] - seg_start[k]
-        for t in range(size):
-            rec[t, _W], rec[t, _S] = block_w[j0 + t], block_s[j0 + t]
-            rec_int[t, _HEAD], rec_int[t, _VIOL] = block_head[j0 + t], block_viol[j0 + t]
-            if separate:
-                local_ss[t] = block_ss[j0 + t]
-        done, seg_fit = _segment_path(rec, rec_int, local_ss, size, tol, score, keys, nodes,
-                                      meta, seg_lam, seg_left, seg_right, seg_coef, seg_delta,
-                                      seg_events[k])
-        seg_events[k + 1] = done
-        fit += seg_fit
-        h = 0  # the segment's first block keeps its index to the end
-        while h >= 0:
-            final_heads[n_final] = rec_int[h, _HEAD]
-            n_final += 1
-            h = rec_int[h, _NXT]
-
-    # merge the segments' events by lam (a heap of segments keyed by their next merge)
-    n_merges = seg_events[n_segments]
-    event_lam = np.empty(n_merges, np.float64)
-    event_left = np.empty(n_merges, np.int64)
-    event_right = np.empty(n_merges, np.int64)
-    event_coef = np.empty(n_merges, np.float64)
-    n_events = 0
-    heap_lam = np.empty(n_segments, np.float64)
-    heap_seg = np.empty(n_segments, np.int64)
-    size = 0
-    for k in range(n_segments):
-        if seg_events[k + 1] > seg_events[k]:
-            heap_lam[size], heap_seg[size] = seg_lam[seg_events[k]], k
-            size += 1
-    for i in range(size // 2 - 1, -1, -1):
-        _sift_down(heap_lam, heap_seg, size, i)
-    nxt_event = seg_events[:-1].copy()
-    blocks = m
-    model = 0
-    model_start[0] = 0
-    model_lam[0] = 0.0
-    last = 0.0
-    while size > 0:
-        k = heap_seg[0]
-        e = nxt_event[k]
-        lam = seg_lam[e]
-        if lam > last * (1.0 + rel_tol) + rel_tol:  # a new model: close the last one
-            model_blocks[model] = blocks
-            if scoring:
-                model_fit[model] = fit
-            model += 1
-            model_start[model] = n_events
-            last = lam
-        event_lam[n_events] = lam
-        event_left[n_events] = seg_left[e]
-        event_right[n_events] = seg_right[e]
-        event_coef[n_events] = seg_coef[e]
-        model_lam[model] = lam
-        n_events += 1
-        blocks -= 1
-        if scoring:
-            fit += seg_delta[e]
-        e += 1
-        nxt_event[k] = e
-        if e < seg_events[k + 1]:
-            heap_lam[0] = seg_lam[e]
-        else:
-            size -= 1
-            heap_lam[0], heap_seg[0] = heap_lam[size], heap_seg[size]
-        _sift_down(heap_lam, heap_seg, size, 0)
-    model_blocks[model] = blocks
-    if scoring:
-        model_fit[model] = fit
-    n_models = model + 1
-    model_start[n_models] = n_events
-    return (event_lam, event_left, event_right, event_coef, run_viol, model_start[:n_models + 1],
-            model_lam[:n_models], model_blocks[:n_models],
-            model_fit[:n_models] if scoring else model_fit, final_heads[:n_final], tol)
+    # touched is cheaper to write than new pages; the stack is read out by now)
+    seg = (block_w, block_head, pav_first, block_s, pav_w)  # lam, left, right, c, fit change
+    seg_events, final_heads, fit = _solve_segments(block_w, block_s, block_ss, block_head,
+                                                   block_viol, seg_start, tol, score, seg)
+    lam, left, right, coef, start, model_lam, blocks, model_fit = _interleave(
+        seg, seg_events, m, fit, scoring, rel_tol)
+    return (lam, left, right, coef, run_viol, start, model_lam, blocks, model_fit, final_heads,
+            tol)
 
 
 @njit(cache=True)
