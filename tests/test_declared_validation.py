@@ -68,7 +68,6 @@ ALLOWED = {
     "experiments.estimator_study:run_study": "each size in a sequence: its content, not its type",
     "experiments.statistics:friedman_test": "n_datasets is required when the data are ranks",
     "experiments.statistics:holm_test": "control must be among the methods of the data",
-    "experiments.protocols:base_classifiers": "each name in a sequence, against the factories",
     "distributed:cells": "scores outside the grid: a check of the data",
     "distributed:aggregate": "no rows of positive weight: a check of the data",
     "distributed:_block_labels": "an array's length against the scores': a check of the data",

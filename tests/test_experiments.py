@@ -368,7 +368,7 @@ def test_classifier_scores_sigmoid_for_svm():
     s = ex.classifier_scores(svm, X)
     np.testing.assert_allclose(s, 1 / (1 + np.exp(-svm.decision_function(X))))
     assert ((s >= 0) & (s <= 1)).all()
-    with pytest.raises(ValueError, match="unknown base classifier"):
+    with pytest.raises(ValueError, match="names must be a name or a list of names among .LR."):
         ex.base_classifiers(["XYZ"])
 
 

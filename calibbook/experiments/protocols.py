@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from calibbook._utils.optional import require
+from calibbook._utils.params import Choices, Integral, Interval, validate_params
 from calibbook.experiments import FIT_TIME, MEASURES, _cache
 from calibbook.registry import calibrator_entry, registered
 
@@ -41,12 +42,23 @@ _COLUMNS = ["dataset", "classifier", "method", "repeat", "fold", "measure", "val
 # ---------------------------------------------------------------------------
 # building blocks
 # ---------------------------------------------------------------------------
+#: The base classifiers' short names, in the order their docstring describes them.
+BASE_CLASSIFIERS = ("LR", "SVM", "NB", "Tree", "Boost")
+
+
+@validate_params(
+    {
+        "names": [Choices(*BASE_CLASSIFIERS)],
+        # scikit-learn's estimators take a seed or a RandomState, not a Generator
+        "random_state": [None, Interval(Integral, 0, None), np.random.RandomState],
+    }
+)
 def base_classifiers(names=("LR", "SVM", "NB"), random_state=0):
     """The base classifiers by short name.
 
     Parameters
     ----------
-    names : iterable of str
+    names : str or list or tuple of str
         Any of ``"LR"`` (standardised logistic regression), ``"SVM"`` (standardised
         linear SVM; its scores are the sigmoid of the decision values, as in the
         ENIR paper), ``"NB"`` (Gaussian naive Bayes), ``"Tree"`` (a decision tree
@@ -94,12 +106,8 @@ def base_classifiers(names=("LR", "SVM", "NB"), random_state=0):
         "Tree": lambda: DecisionTreeClassifier(min_samples_leaf=5, random_state=random_state),
         "Boost": lambda: HistGradientBoostingClassifier(max_iter=100, random_state=random_state),
     }
-    out = {}
-    for name in names:
-        if name not in factories:
-            raise ValueError(f"unknown base classifier {name!r}; choose from {sorted(factories)}")
-        out[name] = factories[name]()
-    return out
+    names = (names,) if isinstance(names, str) else names
+    return {name: factories[name]() for name in names}
 
 
 # The paper's three in the column order of its Tables IV--VI, then the book's other methods
