@@ -123,7 +123,7 @@ def _doc_problems(path: str) -> list[str]:
     problems = []
     if not (inspect.isclass(obj) or callable(obj)):
         # data: documented by a ``#:`` comment above the assignment
-        from sphinx.pycode import ModuleAnalyzer
+        ModuleAnalyzer = pytest.importorskip("sphinx.pycode").ModuleAnalyzer
 
         module, _, name = path.rpartition(".")
         attr_docs = ModuleAnalyzer.for_module(module).find_attr_docs()
