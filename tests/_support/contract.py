@@ -1,4 +1,5 @@
-"""The calibrator contract of DESIGN.md as reusable checks; each calibrator's tests call it."""
+"""The calibrator contract of DESIGN.md (at the repository root) as reusable checks; each
+calibrator's tests call it."""
 
 import pickle
 

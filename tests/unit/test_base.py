@@ -1,4 +1,4 @@
-"""The calibrator contract of DESIGN.md, checked on a minimal calibrator.
+"""The calibrator contract of DESIGN.md (at the repository root), checked on a minimal calibrator.
 
 Each real calibrator's own test module runs these same checks through
 ``tests._support.contract.check_calibrator_contract``; here a toy one (the weighted base
