@@ -29,7 +29,20 @@ EXPECTED_FAILURES = {
 }
 
 
-@pytest.mark.parametrize("method", [None, *calibrator_names()])
+# check_estimator runs some sixty checks per method and, on a cold numba cache, compiles the
+# method's kernels first. Every pass of the tests runs a representative subset: the default
+# (Platt's sigmoid), the isotonic step map, and ENIR, which takes probabilities (so decision
+# values go through a sigmoid first) and averages models. The other methods are marked
+# full_sweep: the first pass of make test runs them, the other passes and make unit leave them
+# out (-m "not full_sweep"). Each calibrator's own contract runs in every pass (test_contract).
+REPRESENTATIVE = {None, "isotonic", "enir"}
+
+
+@pytest.mark.parametrize(
+    "method",
+    [m if m in REPRESENTATIVE else pytest.param(m, marks=pytest.mark.full_sweep)
+     for m in [None, *calibrator_names()]],
+)
 def test_check_estimator(method):
     # default arguments otherwise, as scikit-learn's own CalibratedClassifierCV() passes every check
     # with its defaults (cv=None: 5 folds, no fold-count check; see check_fit2d_1feature)
@@ -39,6 +52,10 @@ def test_check_estimator(method):
     )
     failed = [r["check_name"] for r in results if r["status"] == "failed"]
     assert failed == []
+
+
+def test_the_representative_subset_is_registered():
+    assert REPRESENTATIVE - {None} <= set(calibrator_names())
 
 
 @pytest.fixture(scope="module")
