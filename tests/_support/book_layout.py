@@ -210,9 +210,7 @@ def main(argv: list[str]) -> None:
         f"{'uncaptioned':>11s} {'NBVAL':>5s} {'bars':>4s}"
     )
     with sync_playwright() as pw:
-        chromium = pw.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
-        )
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         context = chromium.new_context(viewport=VIEWPORT)
         for docname in pages:
             page = context.new_page()

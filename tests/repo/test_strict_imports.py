@@ -56,9 +56,9 @@ def run_suite(tmp_path, ci):
     env = {k: v for k, v in os.environ.items() if k not in ("CI", "PYTEST_ADDOPTS")}
     if ci is not None:
         env["CI"] = ci
+    args = "-m pytest -p no:cacheprovider -p no:xdist -v -rA --continue-on-collection-errors ."
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-v", "-rA",
-         "--continue-on-collection-errors", "."],
+        [sys.executable, *args.split()],
         cwd=tmp_path,
         env=env,
         capture_output=True,
@@ -93,5 +93,6 @@ def test_outside_ci_a_missing_dependency_skips(tmp_path, ci):
     assert outcomes["test_installed"] == "PASSED"
     assert outcomes["test_too_old"] == "SKIPPED"
     assert "needs the optional extra" in proc.stdout
-    assert re.search(r"^SKIPPED \[1\] test_at_module_level.py:\d+: could not import", proc.stdout,
-                     re.M)
+    assert re.search(
+        r"^SKIPPED \[1\] test_at_module_level.py:\d+: could not import", proc.stdout, re.M
+    )
