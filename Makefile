@@ -3,15 +3,21 @@
 #   make env        create or refresh .venv with calibbook[book,test,distributed] at the exact
 #                   versions of constraints.txt (the ones the notebooks were executed with)
 #   make book       build the HTML book into _build/html (renders the committed notebook outputs)
-#   make test       ruff check, pytest tests/ and nbval on book/, each twice (as the machine computes, then on
-#                   other SIMD and BLAS paths), the docstring examples, the warning-free book
-#                   build, the built pages in headless Chromium, then make lowest
+#   make unit       the library's unit tests (tests/unit), check_estimator on its representative
+#                   subset: the quick loop while you change calibbook/ (under 5 minutes on 2 cores)
+#   make lint       ruff check and ruff format --check (what the pre-commit hooks run)
+#   make test       everything CI runs: ruff check; all the tests (tests/unit, tests/book,
+#                   tests/repo, check_estimator's full sweep) as the machine computes, then the unit
+#                   tests on other SIMD and BLAS paths; the docstring examples; nbval on book/ on
+#                   both paths; the warning-free book build; the built pages in headless Chromium;
+#                   then make lowest when a CPython 3.10 is installed
 #   make lowest     the unit tests against the lowest versions pyproject.toml allows (.venv-lowest)
 #   make bench      every benchmark in one table (benchmarks/run_all.py), then refresh
 #                   data/speed_scaling.csv and re-execute chapter 8 and the decision guide
 #   make bench-netcal  calibbook's ENIR and BBQ against netcal's (in .venv-netcal, with torch)
 #   make lock       re-resolve constraints.txt for every supported CPython (needs network)
-#   make clean      remove _build;  make distclean  also remove .venv and .venv-lowest
+#   make clean      remove _build (the numba cache too);  make distclean  also remove .venv and
+#                   .venv-lowest
 #
 # Choose the interpreter with `make PYTHON=python3.12 env` (CPython 3.11 to 3.13); a .venv
 # made with another interpreter, or whose last install failed, is rebuilt from scratch.
@@ -42,7 +48,15 @@ NOTEBOOKS = $(shell find book -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*
 OTHER_CORETYPE ?= Haswell
 OTHER_ARITHMETIC = NPY_DISABLE_CPU_FEATURES="$(NPY_OPTIONAL_FEATURES)" OPENBLAS_CORETYPE=$(OTHER_CORETYPE)
 NPY_OPTIONAL_FEATURES = $(shell $(VPY) -c "from numpy._core import _multiarray_umath as m; print(' '.join(f for f in m.__cpu_dispatch__ if m.__cpu_features__.get(f)))")
-.PHONY: env book test nbval nbval-other-arithmetic lowest lock bench bench-netcal clean distclean
+.PHONY: env book unit lint test nbval nbval-other-arithmetic lowest lock bench bench-netcal clean \
+	distclean
+
+# One numba cache for every pass, the nbval kernels' included (they import the same kernels).
+# It is valid across the two arithmetic paths: numba keys its cache on the LLVM target (CPU
+# name and features), which NPY_DISABLE_CPU_FEATURES and OPENBLAS_CORETYPE leave as they are;
+# they change which NumPy and OpenBLAS kernels run, not what numba compiles. make lowest's
+# CPython 3.10 and older numba write files of their own beside these.
+export NUMBA_CACHE_DIR ?= $(CURDIR)/_build/numba-cache
 
 env:
 	@bash scripts/make_venv.sh "$(PYTHON)" "$(VENV)" $(PYTHON_CHOSEN) $(BOOK_PYTHON_MIN) $(BOOK_PYTHON_MAX)
@@ -51,18 +65,35 @@ book: env
 	$(JB) build . -W -n --keep-going
 
 # Two workers: the machines have two cores. A notebook's cells share one kernel, so nbval
-# hands out whole files (--dist loadfile).
+# hands out whole files (--dist loadfile). tests/conftest.py gives each worker one BLAS thread.
 PYTEST_WORKERS ?= 2
+PYTEST = $(VPY) -m pytest -n $(PYTEST_WORKERS)
+# The library's unit tests with check_estimator on its representative subset: make unit, the
+# second arithmetic path and make lowest. tests/book and tests/repo read files (notebooks,
+# their glue, README, Makefile, the environment files) and compare text, so they run once.
+UNIT_TESTS = tests/unit -m "not full_sweep"
 
+# PYTEST_ARGS: more options for make unit, e.g. PYTEST_ARGS="--lf" or PYTEST_ARGS="-k isotonic".
+unit: env
+	$(PYTEST) $(UNIT_TESTS) $(PYTEST_ARGS)
+
+RUFF_CHECK = $(VENV)/bin/ruff check .
+lint: env
+	$(RUFF_CHECK)
+	$(VENV)/bin/ruff format --check .
+
+# make test runs make lint's ruff check but not yet its format check: the tree is not
+# ruff-formatted yet. Once it is, replace $(RUFF_CHECK) below with
+# $(MAKE) --no-print-directory lint.
 test: env
-	$(VENV)/bin/ruff check .
-	$(VPY) -m pytest -n $(PYTEST_WORKERS) -m "not built_book" tests/
-	$(OTHER_ARITHMETIC) $(VPY) -m pytest -n $(PYTEST_WORKERS) -m "not built_book" -p no:cacheprovider tests/
+	$(RUFF_CHECK)
+	$(PYTEST) -m "not built_book" tests/unit tests/book tests/repo
+	$(OTHER_ARITHMETIC) $(PYTEST) -p no:cacheprovider $(UNIT_TESTS)
 	$(VPY) -m pytest --doctest-modules calibbook
 	$(MAKE) --no-print-directory nbval
 	$(MAKE) --no-print-directory nbval-other-arithmetic
 	$(JB) build . -W -n --keep-going
-	$(VPY) -m pytest -n $(PYTEST_WORKERS) tests/test_browser.py
+	$(PYTEST) tests/book/test_browser.py
 	@if [ -n "$(LOWEST_PYTHON)" ]; then $(MAKE) --no-print-directory lowest; \
 	else echo "== skipped make lowest: no CPython 3.10 here (make LOWEST_PYTHON=... lowest)"; fi
 
@@ -81,8 +112,9 @@ nbval-other-arithmetic: env
 	rm -rf $(NBVAL_CACHE)
 	$(OTHER_ARITHMETIC) $(NBVAL) book/
 
-# The library's floor: pyproject.toml's lowest direct dependencies, on the oldest CPython it
-# allows, against the unit tests (uv resolves them; the test tools take what fits).
+# The library's floor: pyproject.toml's lowest direct dependencies (the distributed and experiments extras'
+# too, so that test_distributed runs), on the oldest CPython it allows, against the unit tests
+# (uv resolves them; the test tools take what fits).
 # The first CPython 3.10 that runs: on PATH, or in pyenv's versions (whose shims refuse
 # versions that are not active).
 LOWEST_PYTHON ?= $(firstword $(foreach p,python3.10 $(wildcard $(HOME)/.pyenv/versions/3.10*/bin/python3.10),\
@@ -93,11 +125,11 @@ lowest:
 	rm -rf $(LOWEST_VENV)
 	$(LOWEST_PYTHON) -m venv $(LOWEST_VENV)
 	$(LOWEST_VENV)/bin/python -m pip install --quiet uv
-	$(LOWEST_VENV)/bin/uv pip compile pyproject.toml --resolution lowest-direct \
+	$(LOWEST_VENV)/bin/uv pip compile pyproject.toml --extra distributed --extra experiments --resolution lowest-direct \
 		--python $(LOWEST_VENV)/bin/python --quiet -o $(LOWEST_VENV)/lowest.txt
 	$(LOWEST_VENV)/bin/uv pip install --python $(LOWEST_VENV)/bin/python -c $(LOWEST_VENV)/lowest.txt \
-		-r $(LOWEST_VENV)/lowest.txt -e ".[test]"
-	$(LOWEST_VENV)/bin/python -m pytest -n $(PYTEST_WORKERS) -m "not built_book" -p no:cacheprovider tests/
+		-r $(LOWEST_VENV)/lowest.txt -e ".[test,distributed]"
+	$(LOWEST_VENV)/bin/python -m pytest -n $(PYTEST_WORKERS) -p no:cacheprovider $(UNIT_TESTS)
 
 # One lock for every supported CPython: markers pick per-version pins where needed
 # (soupsieve 4.1.2, for one, needs 3.11.5). Existing pins are kept unless you upgrade one:

@@ -2,21 +2,27 @@
 
 Target (issue 18): fit <= 0.5 x the time of the old fit at N = 1e6, with the same optimum to
 1e-10 (relative, on a_ and b_); the old fit is a frozen copy of its compiled Newton kernel
-(a scalar loop calling exp and log1p per row), kept in frozen_platt.py. scikit-learn's
-_SigmoidCalibration (what CalibratedClassifierCV(method="sigmoid") fits) is reported beside it.
+(a scalar loop calling exp and log1p per row), kept in tests/_reference/platt_before_issue_18.py
+(the tests' oracle). scikit-learn's _SigmoidCalibration (what
+CalibratedClassifierCV(method="sigmoid") fits) is reported beside it.
 Data: bench_scaling's synthetic scores. The fits are timed in turns, one call each per round.
 Run: python benchmarks/bench_platt.py [--sizes 1e5 1e6] [--repeats 5]
 """
 
 import os
 import platform
+import sys
+from pathlib import Path
 
 import numpy as np
 from _timing import interleaved, parse_args
 from bench_scaling import synthetic
-from frozen_platt import old_platt_fit
 
 from calibbook.calibrators.platt import PlattScaling
+
+# The old fit is the tests' frozen oracle: import it from the repository root.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests._reference.platt_before_issue_18 import old_platt_fit  # noqa: E402
 
 TARGET = 0.5  # fit / old fit at 1e6
 

@@ -4,7 +4,7 @@ Target (issue 19): the smooth ECE with its automatic bandwidth in under 0.5 s at
 The curve is timed against relplot's main line without its bootstrap: the bandwidth search,
 then ``KernelSmoother`` and ``kde`` on relplot's 200-point mesh (what ``prepare_rel_diagram``
 computes for ``mu`` and ``density`` with ``plot_confidence_band=False``). The two agree to
-rounding error (tests/test_smooth_ece.py). relplot's rows are left out where it does not
+rounding error (tests/unit/test_smooth_ece.py). relplot's rows are left out where it does not
 import. Data: bench_scaling's synthetic scores. Calls are timed in turns, medians compared.
 Run: python benchmarks/bench_smooth_ece.py [--sizes 1e4 1e5 1e6] [--repeats 5]
 """

@@ -18,7 +18,8 @@ table's styled rendering: its plain text is what is checked). Values glued into 
 myst-nb's ``glue`` (outputs whose MIME types start with ``application/papermill.record/``) are left
 out of the comparison: they carry full float precision to the text, where they are rounded, and what
 a checked cell checks is what it prints. ``scripts/output_spread.py`` measures the spread across
-arithmetic variants and writes the tolerances; ``tests/test_nbval_tolerance.py`` tests this module.
+arithmetic variants and writes the tolerances; ``tests/book/test_nbval_tolerance.py`` tests this
+module.
 """
 
 import math
