@@ -112,7 +112,8 @@ nbval-other-arithmetic: env
 	rm -rf $(NBVAL_CACHE)
 	$(OTHER_ARITHMETIC) $(NBVAL) book/
 
-# The library's floor: pyproject.toml's lowest direct dependencies (the distributed and experiments extras'
+# The library's floor: pyproject.toml's lowest direct dependencies (with the distributed and
+# experiments extras',
 # too, so that test_distributed runs), on the oldest CPython it allows, against the unit tests
 # (uv resolves them; the test tools take what fits).
 # The first CPython 3.10 that runs: on PATH, or in pyenv's versions (whose shims refuse

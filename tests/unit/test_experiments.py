@@ -419,8 +419,8 @@ def test_all_calibrators_are_the_registry_compared_entries():
 
 
 def test_a_newly_registered_calibrator_joins_the_comparison(monkeypatch):
-    extra = registry.CalibratorEntry("newcal", "New", "platt:PlattScaling")
-    hidden = registry.CalibratorEntry("hidden", "Hid", "platt:PlattScaling", compared=False)
+    extra = registry.CalibratorEntry("newcal", "New", "calibrators.platt:PlattScaling")
+    hidden = registry.CalibratorEntry("hidden", "Hid", "calibrators.platt:PlattScaling", compared=False)
     monkeypatch.setattr(registry, "_REGISTRY", (extra, *registry._REGISTRY, hidden))
     assert list(ex.all_calibrators()) == TABLE_ORDER + ["New"]  # after the book's, never lost
     assert list(ex.paper_calibrators()) == TABLE_ORDER[:3]
