@@ -112,10 +112,10 @@ nbval-other-arithmetic: env
 	rm -rf $(NBVAL_CACHE)
 	$(OTHER_ARITHMETIC) $(NBVAL) book/
 
-# The library's floor: pyproject.toml's lowest direct dependencies (with the distributed and
-# experiments extras',
-# too, so that test_distributed runs), on the oldest CPython it allows, against the unit tests
-# (uv resolves them; the test tools take what fits).
+# The library's floor: pyproject.toml's lowest direct dependencies (those of the distributed
+# and experiments extras too, so that test_distributed and the pandas and matplotlib tests run),
+# on the oldest CPython it allows, against the unit tests (uv resolves them; the test tools take
+# what fits).
 # The first CPython 3.10 that runs: on PATH, or in pyenv's versions (whose shims refuse
 # versions that are not active).
 LOWEST_PYTHON ?= $(firstword $(foreach p,python3.10 $(wildcard $(HOME)/.pyenv/versions/3.10*/bin/python3.10),\
