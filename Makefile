@@ -6,7 +6,7 @@
 #   make unit       the library's unit tests (tests/unit), check_estimator on its representative
 #                   subset: the quick loop while you change calibbook/ (under 5 minutes on 2 cores)
 #   make lint       ruff check and ruff format --check (what the pre-commit hooks run)
-#   make test       everything CI runs: ruff check; all the tests (tests/unit, tests/book,
+#   make test       everything CI runs: make lint; all the tests (tests/unit, tests/book,
 #                   tests/repo, check_estimator's full sweep) as the machine computes, then the unit
 #                   tests on other SIMD and BLAS paths; the docstring examples; nbval on book/ on
 #                   both paths; the warning-free book build; the built pages in headless Chromium;
@@ -82,11 +82,8 @@ lint: env
 	$(RUFF_CHECK)
 	$(VENV)/bin/ruff format --check .
 
-# make test runs make lint's ruff check but not yet its format check: the tree is not
-# ruff-formatted yet. Once it is, replace $(RUFF_CHECK) below with
-# $(MAKE) --no-print-directory lint.
 test: env
-	$(RUFF_CHECK)
+	$(MAKE) --no-print-directory lint
 	$(PYTEST) -m "not built_book" tests/unit tests/book tests/repo
 	$(OTHER_ARITHMETIC) $(PYTEST) -p no:cacheprovider $(UNIT_TESTS)
 	$(VPY) -m pytest --doctest-modules calibbook

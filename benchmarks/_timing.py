@@ -24,7 +24,7 @@ def interleaved(funcs, repeats):
         func()
     times = [[] for _ in funcs]
     for _ in range(repeats):
-        for spent, func in zip(times, funcs):
+        for spent, func in zip(times, funcs, strict=True):
             start = time.perf_counter()
             func()
             spent.append(time.perf_counter() - start)

@@ -55,7 +55,7 @@ def main():
         print(
             f"{row['n']:>8.0e} {row['fit_s']:9.4f} {row['baseline_fit_s']:9.4f} "
             f"{row['fit_s'] / row['baseline_fit_s']:9.2f} {row['predict_s']:10.4f} "
-            f"{row['baseline_predict_s']:10.4f} {str(row['target_met']):>10}"
+            f"{row['baseline_predict_s']:10.4f} {row['target_met']!s:>10}"
         )
 
 

@@ -182,8 +182,17 @@ class FrozenMixture(DPGaussianMixture1D):
             resp = _quantile_responsibilities(x, w, self.n_components)
         gamma, mean0, beta0, nu0, cov0 = self.priors(x, w)
         a, b, beta, mean, nu, cov, n_iter, bound, converged = _dp_mixture_vi(
-            x, w, np.ascontiguousarray(resp, dtype=np.float64), gamma, mean0, beta0, nu0, cov0,
-            float(self.reg_covar), int(self.max_iter), float(self.tol)
+            x,
+            w,
+            np.ascontiguousarray(resp, dtype=np.float64),
+            gamma,
+            mean0,
+            beta0,
+            nu0,
+            cov0,
+            float(self.reg_covar),
+            int(self.max_iter),
+            float(self.tol),
         )
         self.weight_concentration_ = (a, b)
         self.mean_precision_, self.means_ = beta, mean
@@ -252,8 +261,10 @@ def measure(sizes, repeats):
             for _ in range(max(repeats, 1)):
                 t, ours = _timed(lambda: DPMCalibration(**params).fit(s, y))
                 ours_t.append(t)
-                if run_baseline and len(base_t) < repeats and not (
-                    base_t and max(base_t) > LONG_RUN_S
+                if (
+                    run_baseline
+                    and len(base_t) < repeats
+                    and not (base_t and max(base_t) > LONG_RUN_S)
                 ):
                     t, base = _timed(lambda: FrozenDPM(**params).fit(s, y))
                     base_t.append(t)
@@ -280,7 +291,7 @@ def measure(sizes, repeats):
                 )
                 change = [
                     (m.lower_bound_ - b.lower_bound_) / abs(b.lower_bound_)
-                    for m, b in zip(ours.mixtures_, base.mixtures_)
+                    for m, b in zip(ours.mixtures_, base.mixtures_, strict=True)
                 ]
                 row["elbo_rel_change"] = min(change)
                 met = row["elbo_rel_change"] >= -ELBO_RTOL

@@ -87,8 +87,9 @@ HERE = str(Path(__file__).resolve().parent)
 
 def _child(code, *args):
     """Run ``code`` in a fresh interpreter (the same one, same environment); its JSON line."""
-    done = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True,
-                          text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True, check=True
+    )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -101,8 +102,10 @@ def measure(sizes, repeats):
     for n in map(int, sizes):
         timing = _child(TIMING, n, repeats, HERE, NETCAL_MAX_N)
         peak_mb = _child(MEMORY, n, HERE)["peak_mb"]
-        checks = {f"predict <= {PREDICT_RATIO:g}x": timing["predict"]
-                  <= PREDICT_RATIO * timing["iso_predict"]}
+        checks = {
+            f"predict <= {PREDICT_RATIO:g}x": timing["predict"]
+            <= PREDICT_RATIO * timing["iso_predict"]
+        }
         if n in (10**6, 10**7):
             checks[f"fit <= {FIT_RATIO:g}x"] = timing["fit"] <= FIT_RATIO * timing["iso_fit"]
         growth = None
@@ -110,48 +113,58 @@ def measure(sizes, repeats):
             checks["peak < 1.5 GB"] = peak_mb < PEAK_MB
             growth = timing["fit"] / timing["fit_1e6"]
             checks[f"fit 1e6 -> 1e7 <= {GROWTH:g}x"] = growth <= GROWTH
-        rows.append({
-            "method": "ENIR",
-            "n": n,
-            "fit_s": timing["fit"],
-            "predict_s": timing["predict"],
-            "baseline": "IsotonicCalibration",
-            "baseline_fit_s": timing["iso_fit"],
-            "baseline_predict_s": timing["iso_predict"],
-            "target": ", ".join(checks),
-            "target_met": all(checks.values()),
-            "peak_mb": peak_mb,
-            "fit_growth": growth,
-        })
-        if "netcal_fit" in timing:
-            rows.append({
+        rows.append(
+            {
                 "method": "ENIR",
                 "n": n,
-                "fit_s": timing["netcal_fit_ours"],
-                "predict_s": float("nan"),
-                "baseline": "netcal ENIR",
-                "baseline_fit_s": timing["netcal_fit"],
-                "baseline_predict_s": float("nan"),
-                "target": "",
-                "target_met": None,
-                "peak_mb": float("nan"),
-                "fit_growth": None,
-            })
+                "fit_s": timing["fit"],
+                "predict_s": timing["predict"],
+                "baseline": "IsotonicCalibration",
+                "baseline_fit_s": timing["iso_fit"],
+                "baseline_predict_s": timing["iso_predict"],
+                "target": ", ".join(checks),
+                "target_met": all(checks.values()),
+                "peak_mb": peak_mb,
+                "fit_growth": growth,
+            }
+        )
+        if "netcal_fit" in timing:
+            rows.append(
+                {
+                    "method": "ENIR",
+                    "n": n,
+                    "fit_s": timing["netcal_fit_ours"],
+                    "predict_s": float("nan"),
+                    "baseline": "netcal ENIR",
+                    "baseline_fit_s": timing["netcal_fit"],
+                    "baseline_predict_s": float("nan"),
+                    "target": "",
+                    "target_met": None,
+                    "peak_mb": float("nan"),
+                    "fit_growth": None,
+                }
+            )
     return rows
 
 
 def main():
     args = parse_args(__doc__, [1e5, 1e6, 1e7])
-    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-          f"Python {platform.python_version()}; median of {args.repeats} rounds")
-    print(f"{'N':>8} {'baseline':>19} {'ENIR fit s':>10} {'base fit s':>10} {'fit ratio':>9} "
-          f"{'pred ratio':>10} {'growth':>6} {'peak MB':>7}  target met")
+    print(
+        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}; median of {args.repeats} rounds"
+    )
+    print(
+        f"{'N':>8} {'baseline':>19} {'ENIR fit s':>10} {'base fit s':>10} {'fit ratio':>9} "
+        f"{'pred ratio':>10} {'growth':>6} {'peak MB':>7}  target met"
+    )
     for row in measure(args.sizes, args.repeats):
         growth = "" if row["fit_growth"] is None else f"{row['fit_growth']:.1f}"
-        print(f"{row['n']:>8.0e} {row['baseline']:>19} {row['fit_s']:10.4f} "
-              f"{row['baseline_fit_s']:10.4f} {row['fit_s'] / row['baseline_fit_s']:9.2f} "
-              f"{row['predict_s'] / row['baseline_predict_s']:10.2f} {growth:>6} "
-              f"{row['peak_mb']:7.0f}  {row['target_met']} ({row['target']})")
+        print(
+            f"{row['n']:>8.0e} {row['baseline']:>19} {row['fit_s']:10.4f} "
+            f"{row['baseline_fit_s']:10.4f} {row['fit_s'] / row['baseline_fit_s']:9.2f} "
+            f"{row['predict_s'] / row['baseline_predict_s']:10.2f} {growth:>6} "
+            f"{row['peak_mb']:7.0f}  {row['target_met']} ({row['target']})"
+        )
 
 
 if __name__ == "__main__":

@@ -81,7 +81,7 @@ def main():
         print(
             f"{row['n']:>8.0e} {row['baseline']:>28} {row['fit_s']:8.4f} "
             f"{row['baseline_fit_s']:10.4f} {row['fit_s'] / row['baseline_fit_s']:8.2f} "
-            f"{row['predict_s']:7.4f} {pred_ratio} {str(row['target_met']):>10}"
+            f"{row['predict_s']:7.4f} {pred_ratio} {row['target_met']!s:>10}"
         )
 
 

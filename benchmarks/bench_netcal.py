@@ -90,8 +90,10 @@ def measure(sizes, repeats):
 def main():
     args = parse_args(__doc__, [])
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores")
-    print(f"{'method':>6} {'N':>8} {'fit s':>9} {'netcal fit s':>12} {'fit ratio':>9} "
-          f"{'pred s':>9} {'netcal pred s':>13} {'pred ratio':>10}")
+    print(
+        f"{'method':>6} {'N':>8} {'fit s':>9} {'netcal fit s':>12} {'fit ratio':>9} "
+        f"{'pred s':>9} {'netcal pred s':>13} {'pred ratio':>10}"
+    )
     for row in measure(args.sizes, args.repeats):
         print(
             f"{row['method']:>6} {row['n']:>8.0e} {row['fit_s']:9.4f} "

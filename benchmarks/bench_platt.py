@@ -22,7 +22,7 @@ from calibbook.calibrators.platt import PlattScaling
 
 # The old fit is the tests' frozen oracle: import it from the repository root.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests._reference.platt_before_issue_18 import old_platt_fit  # noqa: E402
+from tests._reference.platt_before_issue_18 import old_platt_fit
 
 TARGET = 0.5  # fit / old fit at 1e6
 
@@ -80,7 +80,7 @@ def main():
         print(
             f"{row['n']:>8.0e} {row['baseline']:>30} {row['fit_s']:8.4f} "
             f"{row['baseline_fit_s']:10.4f} {row['fit_s'] / row['baseline_fit_s']:6.2f} "
-            f"{str(row['target_met']):>6}"
+            f"{row['target_met']!s:>6}"
         )
 
 

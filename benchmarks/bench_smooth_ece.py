@@ -91,7 +91,7 @@ def main():
             f"{their_ece if their_ece is not None else float('nan'):9.4f} "
             f"{_ratio(row['fit_s'], their_ece)} {row['predict_s']:9.4f} "
             f"{their_curve if their_curve is not None else float('nan'):9.4f} "
-            f"{_ratio(row['predict_s'], their_curve)} {str(row['target_met']):>10}"
+            f"{_ratio(row['predict_s'], their_curve)} {row['target_met']!s:>10}"
         )
 
 

@@ -65,8 +65,17 @@ def main():
     table["fit_ratio"] = table["fit_s"] / table["baseline_fit_s"]
     table["predict_ratio"] = table["predict_s"] / table["baseline_predict_s"]
     table["target_met"] = table["target_met"].map({True: "met", False: "NOT met", None: "-"})
-    columns = ["method", "n", "fit_s", "predict_s", "baseline", "fit_ratio", "predict_ratio",
-               "target", "target_met"]
+    columns = [
+        "method",
+        "n",
+        "fit_s",
+        "predict_s",
+        "baseline",
+        "fit_ratio",
+        "predict_ratio",
+        "target",
+        "target_met",
+    ]
     with pd.option_context("display.width", 160, "display.max_colwidth", 40):
         print(table[columns].to_string(index=False, float_format=lambda v: f"{v:.3g}"))
     args.csv.parent.mkdir(parents=True, exist_ok=True)

@@ -61,7 +61,7 @@ def worst_number(ref, new, atol=0.0, rtol=0.0):
     if skeleton(ref) != skeleton(new):
         return "the text around the numbers differs"
     worst, where = 0.0, None
-    for a, b in zip(numeric_tokens(ref), numeric_tokens(new)):
+    for a, b in zip(numeric_tokens(ref), numeric_tokens(new), strict=True):
         x, y = float(a), float(b)
         # The slack absorbs binary rounding of decimal strings (1.01 - 1.00 > 0.01 in floats).
         excess = abs(x - y) - (atol + rtol * abs(x)) - 1e-9 * max(1.0, abs(x))
@@ -151,8 +151,9 @@ def _install():
             tol = tol or (0.0, 0.0)
         notes = []
         if tol is not None and len(test) == len(ref):
-            for new_out, ref_out in zip(test, ref):
-                for (new_box, new_key), (ref_box, ref_key) in zip(_texts(new_out), _texts(ref_out)):
+            for new_out, ref_out in zip(test, ref, strict=True):
+                pairs = zip(_texts(new_out), _texts(ref_out), strict=True)
+                for (new_box, new_key), (ref_box, ref_key) in pairs:
                     new_text, ref_text = "".join(new_box[new_key]), "".join(ref_box[ref_key])
                     clean = [self.sanitize(t) for t in (ref_text, new_text)]
                     if ignored is not None:

@@ -153,6 +153,7 @@ class BaseCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
     def _features(self, scores):
         """What the map is fitted on: the clipped logit with ``logit_input``, else the score."""
         return clipped_logit(scores) if getattr(self, "logit_input", False) else scores
+
     #: What each constructor parameter may be; checked when ``fit`` starts (see ``_params``).
     _parameter_constraints: dict = {}
 

@@ -28,8 +28,8 @@ import difflib
 import functools
 import threading
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -44,14 +44,14 @@ from calibbook._utils.params import (
 )
 
 __all__ = [
-    "make_circular",
-    "CIRCULAR_DISTRIBUTIONS",
-    "calibration_map",
-    "make_scores",
     "CALIBRATION_MAP_KINDS",
+    "CIRCULAR_DISTRIBUTIONS",
     "benchmark_names",
-    "load_benchmark",
     "benchmark_table",
+    "calibration_map",
+    "load_benchmark",
+    "make_circular",
+    "make_scores",
 ]
 
 
@@ -281,7 +281,6 @@ def calibration_map(kind: str) -> Callable[[np.ndarray], np.ndarray]:
 
         def core(s):
             return np.clip(s + _BUMP_AMPLITUDE * np.sin(3.0 * np.pi * s), lo, hi)
-
 
     def true_probability(scores):
         s = np.clip(np.asarray(scores, dtype=np.float64), 0.0, 1.0)
@@ -576,7 +575,7 @@ def _raw_load(spec: _Benchmark) -> tuple[np.ndarray, np.ndarray]:
     return bundle["data"], (target == minority)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load_cached(key: str) -> tuple[np.ndarray, np.ndarray]:
     spec = _BENCHMARKS[key]
     X, y = _raw_load(spec)

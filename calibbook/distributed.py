@@ -444,7 +444,7 @@ def _tree_reduce(blocks, grid, split_every):
     weights = blocks[2] if len(blocks) == 3 else [None] * len(blocks[0])
     partial = delayed(_block_partial, pure=True)
     merge = delayed(_merge_partials, pure=True)
-    level = [partial(s, y, w, grid) for s, y, w in zip(blocks[0], blocks[1], weights)]
+    level = [partial(s, y, w, grid) for s, y, w in zip(blocks[0], blocks[1], weights, strict=True)]
     if not level:
         raise ValueError("scores is empty; at least one sample is needed.")
     while len(level) > 1:

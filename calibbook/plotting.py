@@ -17,13 +17,13 @@ from calibbook.metrics._consistency_bands import BAND_PARAMETERS
 from calibbook.metrics._consistency_bands import consistency_bands as _consistency_bands
 
 __all__ = [
-    "STYLE",
     "COLORS",
-    "use_style",
-    "reliability_diagram",
+    "STYLE",
+    "critical_difference_diagram",
     "histogram_axes",
     "label_outer",
-    "critical_difference_diagram",
+    "reliability_diagram",
+    "use_style",
 ]
 
 #: The book's colour cycle, the Okabe-Ito palette, whose eight colours stay
@@ -182,8 +182,15 @@ def _draw_bands(ax, bands, confidence, label, color, zorder):
     if label is not None:  # overlaid models each have their own bands
         band_label += f" ({label})"
     ax.vlines(
-        bands.mean_predicted, bands.lower, bands.upper, colors=color, alpha=0.3,
-        linewidths=7, zorder=zorder, gid="calibbook-consistency-band", label=band_label,
+        bands.mean_predicted,
+        bands.lower,
+        bands.upper,
+        colors=color,
+        alpha=0.3,
+        linewidths=7,
+        zorder=zorder,
+        gid="calibbook-consistency-band",
+        label=band_label,
     )
 
 
@@ -204,6 +211,24 @@ def _draw_histogram(ax, y_prob, sample_weight, height, color):
     ticks = MaxNLocator(nbins=3).tick_values(0, top)
     hax.set_yticks(ticks[ticks <= top * (1 + 1e-9)])  # no ticks above the tallest bar
     hax.set_ylim(0, top / ax._calibbook_histogram_height)
+
+
+def _draw_diagonal(ax):
+    """The diagonal of perfect calibration, once per Axes."""
+    if not any(line.get_gid() == "calibbook-diagonal" for line in ax.get_lines()):
+        ax.plot([0, 1], [0, 1], ls="--", color="0.5", lw=1, gid="calibbook-diagonal",
+                label="perfect calibration")  # fmt: skip
+
+
+def _draw_curve(ax, curve, with_intervals, color, label, line_kwargs):
+    """The binned curve of a reliability_curve frame, with its intervals if asked."""
+    x, obs = curve["mean_predicted"].to_numpy(), curve["observed"].to_numpy()
+    yerr = None
+    if with_intervals:
+        yerr = np.vstack([obs - curve["ci_lower"].to_numpy(), curve["ci_upper"].to_numpy() - obs])
+    # color=None: errorbar takes the next colour of the Axes' cycle, as plot does
+    return ax.errorbar(x, obs, yerr=yerr, color=color, marker="o", capsize=2, elinewidth=0.8,
+                       label=label, **line_kwargs)  # fmt: skip
 
 
 @renamed_parameter("band_level", "band_confidence")
@@ -333,37 +358,45 @@ def reliability_diagram(
     if isinstance(y_prob, Mapping):
         for name, p in y_prob.items():
             reliability_diagram(
-                y_true, p, ax=ax, n_bins=n_bins, strategy=strategy, sample_weight=sample_weight,
-                label=name, confidence=confidence, show_histogram=show_histogram,
-                histogram_height=histogram_height, consistency_bands=consistency_bands,
-                band_confidence=band_confidence, n_resamples=n_resamples,
+                y_true,
+                p,
+                ax=ax,
+                n_bins=n_bins,
+                strategy=strategy,
+                sample_weight=sample_weight,
+                label=name,
+                confidence=confidence,
+                show_histogram=show_histogram,
+                histogram_height=histogram_height,
+                consistency_bands=consistency_bands,
+                band_confidence=band_confidence,
+                n_resamples=n_resamples,
                 random_state=random_state,
                 **line_kwargs,
             )
         return ax
 
     curve = reliability_curve(
-        y_true, y_prob, n_bins=n_bins, strategy=strategy, sample_weight=sample_weight,
+        y_true,
+        y_prob,
+        n_bins=n_bins,
+        strategy=strategy,
+        sample_weight=sample_weight,
         confidence=confidence if confidence is not None else 0.95,
     )
-    if not any(line.get_gid() == "calibbook-diagonal" for line in ax.get_lines()):
-        ax.plot([0, 1], [0, 1], ls="--", color="0.5", lw=1, gid="calibbook-diagonal",
-                label="perfect calibration")
-    x, obs = curve["mean_predicted"].to_numpy(), curve["observed"].to_numpy()
-    yerr = None
-    if confidence is not None:
-        yerr = np.vstack([obs - curve["ci_lower"].to_numpy(), curve["ci_upper"].to_numpy() - obs])
-    # color=None: errorbar takes the next colour of the Axes' cycle, as plot does
-    bars = ax.errorbar(
-        x, obs, yerr=yerr, color=color, marker="o",
-        capsize=2, elinewidth=0.8, label=label, **line_kwargs,
-    )
+    _draw_diagonal(ax)
+    bars = _draw_curve(ax, curve, confidence is not None, color, label, line_kwargs)
     color = bars.lines[0].get_color()  # the histogram wears the curve's colour
 
     if consistency_bands:
         bands = _consistency_bands(
-            y_prob, n_bins=n_bins, strategy=strategy, confidence=band_confidence,
-            n_resamples=n_resamples, sample_weight=sample_weight, random_state=random_state,
+            y_prob,
+            n_bins=n_bins,
+            strategy=strategy,
+            confidence=band_confidence,
+            n_resamples=n_resamples,
+            sample_weight=sample_weight,
+            random_state=random_state,
         )
         _draw_bands(ax, bands, band_confidence, label, color, bars.lines[0].get_zorder() - 0.5)
     if show_histogram:
@@ -444,8 +477,9 @@ def critical_difference_diagram(average_ranks, n_datasets, *, alpha=0.05, ax=Non
         depth = -(0.35 + 0.3 * (i if left else k - 1 - i))
         xt = lo - 0.2 if left else hi + 0.2
         ax.plot([r, r, xt], [0, depth, depth], color="black", lw=0.8)
-        ax.text(xt, depth, f"{name} ({r:.2f})", ha="right" if left else "left", va="center",
-                fontsize=9)
+        ax.text(
+            xt, depth, f"{name} ({r:.2f})", ha="right" if left else "left", va="center", fontsize=9
+        )
     # maximal groups of methods whose ranks lie within CD of each other
     cliques = []
     for i in range(k):
@@ -456,8 +490,9 @@ def critical_difference_diagram(average_ranks, n_datasets, *, alpha=0.05, ax=Non
             cliques.append((i, j))
     for level, (i, j) in enumerate(cliques):
         y = -0.15 - 0.1 * level
-        ax.plot([ranks[i] - 0.03, ranks[j] + 0.03], [y, y], color="black", lw=3,
-                solid_capstyle="butt")
+        ax.plot(
+            [ranks[i] - 0.03, ranks[j] + 0.03], [y, y], color="black", lw=3, solid_capstyle="butt"
+        )
     ax.set_ylim(-(0.35 + 0.3 * half) - 0.1, 0.9)
     ax.axis("off")
     return ax

@@ -12,17 +12,17 @@ import matplotlib
 
 matplotlib.use("Agg")  # a file, never a window
 
-import matplotlib.pyplot as plt  # noqa: E402
-from sklearn.model_selection import train_test_split  # noqa: E402
-from sklearn.naive_bayes import GaussianNB  # noqa: E402
+import matplotlib.pyplot as plt
+from sklearn.model_selection import train_test_split
+from sklearn.naive_bayes import GaussianNB
 
-from calibbook import (  # noqa: E402
+from calibbook import (
     CalibratedClassifier,
     expected_calibration_error,
     load_benchmark,
     reliability_diagram,
 )
-from calibbook.plotting import use_style  # noqa: E402
+from calibbook.plotting import use_style
 
 OUT = Path(__file__).resolve().parents[1] / "book" / "images" / "reliability_readme.png"
 

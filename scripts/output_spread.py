@@ -106,7 +106,7 @@ def run(args):
             pool.submit(execute, nb, env, OUT / name, OUT / name / "cache")
             for nb, name, env in jobs
         ]
-        for (nb, name, _), fut in zip(jobs, futures):
+        for (nb, name, _), fut in zip(jobs, futures, strict=True):
             _, rc, err = fut.result()
             print(f"{name:>16} {nb.name:<40} {'ok' if rc == 0 else 'FAILED'}", flush=True)
             if rc:
@@ -142,7 +142,7 @@ def token_moves(ref_text, new_text):
     ref_tokens, new_tokens = numeric_tokens(ref_text), numeric_tokens(new_text)
     if skeleton(ref_text) != skeleton(new_text) or len(ref_tokens) != len(new_tokens):
         return None
-    return [abs(float(a) - float(b)) for a, b in zip(ref_tokens, new_tokens)]
+    return [abs(float(a) - float(b)) for a, b in zip(ref_tokens, new_tokens, strict=True)]
 
 
 def round_up(x, unit):
@@ -155,7 +155,8 @@ def slack(tolerance, ref_tokens):
     values = [abs(float(t)) for t in ref_tokens]
     units = [last_digit_unit(t) for t in ref_tokens]
     per_number = sorted(
-        (tolerance.get("atol", 0) + tolerance.get("rtol", 0) * v) / u for v, u in zip(values, units)
+        (tolerance.get("atol", 0) + tolerance.get("rtol", 0) * v) / u
+        for v, u in zip(values, units, strict=True)
     )
     return per_number[len(per_number) // 2]
 
@@ -219,7 +220,7 @@ def compare(args):
                     continue
                 if max(result, default=0) > 0:
                     moved_in.append(name)
-                moves = [max(a, b) for a, b in zip(moves, result)]
+                moves = [max(a, b) for a, b in zip(moves, result, strict=True)]
             worst = max(moves, default=0.0)
             tolerance = fit_tolerance(numeric_tokens(text), moves) if worst > 0 else None
             key = f"{notebook.name}[{index}]"
@@ -243,7 +244,7 @@ def compare(args):
                 ):
                     tolerance, moved_in = (
                         old["tolerance"],
-                        moved_in + ["kept from " + args.baseline],
+                        [*moved_in, "kept from " + args.baseline],
                     )
                     report[key]["tolerance"] = tolerance
             ours = {

@@ -35,8 +35,12 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SINGLE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-                 "NUMBA_NUM_THREADS": "1"}
+SINGLE_THREAD = {
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "NUMBA_NUM_THREADS": "1",
+}
 
 
 def run_share(names):
@@ -52,8 +56,17 @@ def run_share(names):
     frames = []
     for name in names:
         start = time.perf_counter()
-        frames.append(ex.repeated_cv_protocol([name], ["LR", "SVM", "NB"], calibrators, n_splits=10,
-                                              n_repeats=10, random_state=0, disable=True))
+        frames.append(
+            ex.repeated_cv_protocol(
+                [name],
+                ["LR", "SVM", "NB"],
+                calibrators,
+                n_splits=10,
+                n_repeats=10,
+                random_state=0,
+                disable=True,
+            )
+        )
         print(f"{name}: {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
     return pd.concat(frames, ignore_index=True)
 

@@ -25,8 +25,12 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SINGLE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-                 "NUMBA_NUM_THREADS": "1"}
+SINGLE_THREAD = {
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "NUMBA_NUM_THREADS": "1",
+}
 SIZES = [100, 300, 1_000, 3_000, 10_000, 30_000, 100_000]
 
 
@@ -59,8 +63,9 @@ def main(argv=None):
 
     names = list(es.calibration_maps())
     # the largest sizes first, so that the workers finish together
-    tasks = [(name, n, args.reps, args.seed) for n in sorted(args.sizes, reverse=True)
-             for name in names]
+    tasks = [
+        (name, n, args.reps, args.seed) for n in sorted(args.sizes, reverse=True) for name in names
+    ]
     started, start = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), time.perf_counter()
     cpu_start = time.process_time()
     if args.jobs == 1:
@@ -71,8 +76,9 @@ def main(argv=None):
     results = pd.concat(frames, ignore_index=True)
     summary = es.summarise_study(results)
     order = {name: i for i, name in enumerate(names)}
-    summary = summary.sort_values(["map", "n"], key=lambda c: c.map(order) if c.name == "map"
-                                  else c, kind="stable")
+    summary = summary.sort_values(
+        ["map", "n"], key=lambda c: c.map(order) if c.name == "map" else c, kind="stable"
+    )
     summary.to_csv(args.csv, index=False, float_format="%.8g")
     provenance = {
         "started_utc": started,

@@ -23,7 +23,7 @@ class DropAutosummaryToctrees(SphinxTransform):
             node.parent.remove(node)
 
 
-class table_figure(nodes.figure):  # noqa: N801 (docutils names nodes in lower case)
+class table_figure(nodes.figure):
     """A captioned notebook output that is a table: numbered "Table N", apart from the figures."""
 
 

@@ -127,4 +127,3 @@ def merge_runs_with_sentinels(buf, n_neg):
         weights[r] += 1.0
         positives[r] += 0.0 if take_neg else 1.0
     return values[: r + 1], weights[: r + 1], positives[: r + 1]
-

@@ -142,8 +142,8 @@ def e_step_statistics(x, w, a, b, beta, mean, nu, cov, nk, sd, sdd):
     acc_h = np.zeros(_BLOCK)
     for start in range(0, n, _BLOCK):
         m = min(_BLOCK, n - start)
-        xb = x[start:start + m]
-        wb = w[start:start + m]
+        xb = x[start : start + m]
+        wb = w[start : start + m]
         for j in range(m):
             top[j] = -np.inf
             total[j] = 0.0
@@ -241,8 +241,9 @@ def responsibility_statistics(x, w, resp):
 
 
 @njit(cache=True)
-def m_step(nk, sd, sdd, centre, gamma, mean0, beta0, nu0, cov0, reg_covar,
-           a, b, beta, mean, nu, cov):
+def m_step(
+    nk, sd, sdd, centre, gamma, mean0, beta0, nu0, cov0, reg_covar, a, b, beta, mean, nu, cov
+):
     """scikit-learn's M step from the statistics of :func:`e_step_statistics` (in place)."""
     n_comp = nk.shape[0]
     tail = 0.0
@@ -281,8 +282,9 @@ def _bound_without_entropy(a, b, beta, nu, cov):
 
 
 @njit(cache=True)
-def coordinate_ascent(x, w, a, b, beta, mean, nu, cov, gamma, mean0, beta0, nu0, cov0,
-                      reg_covar, max_iter, tol):
+def coordinate_ascent(
+    x, w, a, b, beta, mean, nu, cov, gamma, mean0, beta0, nu0, cov0, reg_covar, max_iter, tol
+):
     """scikit-learn's loop from the current parameters (updated in place).
 
     Each iteration: E step, M step, lower bound; stop when the bound changes by less
@@ -301,8 +303,24 @@ def coordinate_ascent(x, w, a, b, beta, mean, nu, cov, gamma, mean0, beta0, nu0,
         previous = bound
         centre[:] = mean
         entropy = e_step_statistics(x, w, a, b, beta, mean, nu, cov, nk, sd, sdd)
-        m_step(nk, sd, sdd, centre, gamma, mean0, beta0, nu0, cov0, reg_covar,
-               a, b, beta, mean, nu, cov)
+        m_step(
+            nk,
+            sd,
+            sdd,
+            centre,
+            gamma,
+            mean0,
+            beta0,
+            nu0,
+            cov0,
+            reg_covar,
+            a,
+            b,
+            beta,
+            mean,
+            nu,
+            cov,
+        )
         bound = entropy + _bound_without_entropy(a, b, beta, nu, cov)
         if abs(bound - previous) < tol:
             converged = True

@@ -190,7 +190,7 @@ def linear_binning(xs, w, lo, delta, n_grid):
     g = np.zeros(n_grid)
     for i in range(xs.shape[0]):
         pos = (xs[i] - lo) / delta
-        j = int(math.floor(pos))
+        j = math.floor(pos)
         if j < 0:
             j, frac = 0, 0.0
         elif j >= n_grid - 1:

@@ -98,8 +98,8 @@ def reflected_smooth(a, b, sigma):
     scale = m - 1
     shift = 0.5 if m % 2 == 0 else 0.0
     reach = min(0.5 * scale, CUTOFF * sigma * scale)  # in nodes
-    first = int(math.ceil(shift - reach))
-    last = int(math.floor(shift + reach))
+    first = math.ceil(shift - reach)
+    last = math.floor(shift + reach)
     width = last - first + 1
     ker = np.empty(width)
     norm = 1.0 / (math.sqrt(2.0 * math.pi) * sigma)

@@ -71,14 +71,16 @@ class ScoredPath:
         n_before = int(self.model_start[first_model + 1])
         # a block starts at a run that no merge took in by then: the last model's blocks,
         # split where the later merges took their right blocks in
-        starts = np.sort(np.concatenate((self.final_heads, path.merge_right[n_before:],
-                                         [path.scores.size])))
-        bw, bs, bx, coef = blocks_at(path.weights, path.sums, self.score_sums, path.scores,
-                                     starts, self.tol)
+        starts = np.sort(
+            np.concatenate((self.final_heads, path.merge_right[n_before:], [path.scores.size]))
+        )
+        bw, bs, bx, coef = blocks_at(
+            path.weights, path.sums, self.score_sums, path.scores, starts, self.tol
+        )
         left = np.searchsorted(starts, path.merge_left[n_before:])
         right = np.searchsorted(starts, path.merge_right[n_before:])
         models = np.arange(first_model + 1, self.model_lam.size)
-        model = np.repeat(models, np.diff(self.model_start[first_model + 1:]))
+        model = np.repeat(models, np.diff(self.model_start[first_model + 1 :]))
         return starts, bw, bs, bx, coef, left, right, path.merge_coef[n_before:], model
 
 
@@ -126,8 +128,20 @@ def score_path_models(scored, criterion, *, gaussian=None, margin=75.0):
         first = int(np.argmax(evaluate))
         blocks = scored.events_after(first)
         _, bw, bs, _, coef, left, right, coef_after, model_after = blocks
-        fitted = exact_fits(bw, bs, coef, left, right, coef_after, model_after, first,
-                            scored.model_lam, scored.binned, evaluate, gaussian is not None)
+        fitted = exact_fits(
+            bw,
+            bs,
+            coef,
+            left,
+            right,
+            coef_after,
+            model_after,
+            first,
+            scored.model_lam,
+            scored.binned,
+            evaluate,
+            gaussian is not None,
+        )
         return fitted, blocks
 
     bound = score(scored.binned, df)

@@ -24,7 +24,7 @@ from calibbook._utils.params import (
 from calibbook._utils.validation import check_sample_weight, check_scores
 from calibbook.base import BaseCalibrator
 
-__all__ = ["DPMCalibration", "DPGaussianMixture1D", "quantile_responsibilities"]
+__all__ = ["DPGaussianMixture1D", "DPMCalibration", "quantile_responsibilities"]
 
 _POSITIVE = Interval(Real, 0, None, closed="neither")
 _NON_NEGATIVE = Interval(Real, 0, None)
@@ -422,8 +422,12 @@ class DPGaussianMixture1D(BaseEstimator):
         scale2 = self.covariances_ * (1.0 + self.mean_precision_) / self.mean_precision_
         out = np.empty(x.shape[0])
         student_t_mixture_logpdf(
-            np.ascontiguousarray(x, dtype=np.float64), self.weights_, self.means_, scale2,
-            self.degrees_of_freedom_, out,
+            np.ascontiguousarray(x, dtype=np.float64),
+            self.weights_,
+            self.means_,
+            scale2,
+            self.degrees_of_freedom_,
+            out,
         )
         return out
 

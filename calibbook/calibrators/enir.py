@@ -19,7 +19,7 @@ from calibbook.calibrators._path_scoring import ScoredPath, score_path_models
 
 # information_criterion, relative_likelihoods and elbow_keep live in _model_averaging,
 # shared with BBQ; the API reference documents them here.
-__all__ = ["ENIR", "information_criterion", "relative_likelihoods", "elbow_keep"]
+__all__ = ["ENIR", "elbow_keep", "information_criterion", "relative_likelihoods"]
 
 
 class ENIR(BaseCalibrator):
@@ -143,7 +143,8 @@ class ENIR(BaseCalibrator):
         starts, bw, bs, bx, coef, *events_after = blocks
         block_values = np.clip(
             model_average(bw, bs, bx, coef, *events_after, scored.model_lam, model_weight),
-            0.0, 1.0,
+            0.0,
+            1.0,
         )
         self._block_values = (starts, block_values)  # step_values_, when asked
         knots_x, knots_y, first = piecewise_knots(values, starts, block_values)

@@ -55,7 +55,7 @@ def auto_n_bins(n_samples):
 
 
 def _auto_n_bins(n_samples):
-    return max(1, int(round(float(np.cbrt(n_samples)))))
+    return max(1, round(float(np.cbrt(n_samples))))
 
 
 def fill_empty_bins(estimates, weights):
@@ -206,9 +206,7 @@ class HistogramBinning(BaseCalibrator):
 
             if sample_weight is None:
                 sample_weight = np.ones_like(scores)
-            weights, positives, lowest, highest = uniform_bin_sums(
-                scores, y, sample_weight, n_bins
-            )
+            weights, positives, lowest, highest = uniform_bin_sums(scores, y, sample_weight, n_bins)
             edges = uniform_step_edges(lowest, highest)
         base_rate = positives.sum() / weights.sum()
         with np.errstate(invalid="ignore", divide="ignore"):

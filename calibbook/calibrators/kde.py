@@ -412,7 +412,7 @@ class KDECalibration(BaseCalibrator):
         self.class_prior_ = weights / weights.sum()
         self.support_ = np.unique(xs)
         densities = []
-        for (cx, cw), ht in zip(classes, h):
+        for (cx, cw), ht in zip(classes, h, strict=True):
             if self.reflect:  # mirror images in 0 and 1: -x and 2 - x
                 cx = np.concatenate([-cx[::-1], cx, 2.0 - cx[::-1]])
                 cw = np.concatenate([cw[::-1], cw, cw[::-1]])
@@ -443,14 +443,14 @@ class KDECalibration(BaseCalibrator):
         h_min, h_max = min(d.h for d in dens), max(d.h for d in dens)
         lo = min(d.xs[0] for d in dens) - 6.0 * h_max
         hi = max(d.xs[-1] for d in dens) + 6.0 * h_max
-        n_grid = int(math.ceil((hi - lo) / (h_min / _GRID_POINTS_PER_BANDWIDTH))) + 1
+        n_grid = math.ceil((hi - lo) / (h_min / _GRID_POINTS_PER_BANDWIDTH)) + 1
         n_grid = min(_MAX_GRID, n_grid)
         delta = (hi - lo) / (n_grid - 1)
         grid_values = []
         error = 0.0
         for d in dens:
             counts = linear_binning(d.xs, d.w, lo, delta, n_grid)
-            reach = min(n_grid - 1, int(math.ceil(40.0 * d.h / delta)))  # exp(-800) == 0.0
+            reach = min(n_grid - 1, math.ceil(40.0 * d.h / delta))  # exp(-800) == 0.0
             u = np.arange(-reach, reach + 1) * (delta / d.h)
             conv = fftconvolve(counts, np.exp(-0.5 * u * u), mode="same")
             grid_values.append(np.maximum(conv, 0.0) / d.h)

@@ -29,7 +29,7 @@ from calibbook._utils.params import (
 from calibbook._utils.validation import check_consistent_length, check_sample_weight, check_scores
 from calibbook.calibrators._path_scoring import ScoredPath, score_path_models
 
-__all__ = ["NearIsotonicPath", "near_isotonic_path", "NearIsotonicRegression"]
+__all__ = ["NearIsotonicPath", "NearIsotonicRegression", "near_isotonic_path"]
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,7 @@ class NearIsotonicPath:
 
         fused = fused_events(self.weights, self.sums, self.violations)
         stored = (self.merge_lam, self.merge_left, self.merge_right, self.merge_coef)
-        return tuple(np.concatenate((a, b)) for a, b in zip(fused, stored))
+        return tuple(np.concatenate((a, b)) for a, b in zip(fused, stored, strict=True))
 
     @property
     def event_lam(self):
@@ -175,8 +175,16 @@ class NearIsotonicPath:
         from calibbook._kernels.neariso.replay import fit_at
 
         lam = float(lam)
-        return fit_at(self.weights, self.sums, self.violations, self._grouped_lam[0],
-                      self.merge_left, self.merge_right, self.merge_coef, lam)
+        return fit_at(
+            self.weights,
+            self.sums,
+            self.violations,
+            self._grouped_lam[0],
+            self.merge_left,
+            self.merge_right,
+            self.merge_coef,
+            lam,
+        )
 
     def n_blocks(self, lam):
         """Number of blocks (runs of equal adjacent fitted values) at ``lam``.

@@ -38,7 +38,17 @@ before the layers are imported.
 #: bins, as many as for the ECE but at most half the test rows), kept signed and squared so
 #: that its mean over folds stays an unbiased estimate.
 MEASURES = (
-    "AUC", "ACC", "RMSE", "ECE", "MCE", "Brier", "LogLoss", "ECE_pos", "MCE_pos", "smECE", "dCE2",
+    "AUC",
+    "ACC",
+    "RMSE",
+    "ECE",
+    "MCE",
+    "Brier",
+    "LogLoss",
+    "ECE_pos",
+    "MCE_pos",
+    "smECE",
+    "dCE2",
 )
 #: Measures for which a larger value is better; all the others are errors.
 HIGHER_IS_BETTER = frozenset({"AUC", "ACC"})

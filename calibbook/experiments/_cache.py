@@ -55,11 +55,16 @@ def software_versions():
 
     from calibbook import __version__
 
-    return {"calibbook": __version__, "numpy": np.__version__, "scipy": scipy.__version__,
-            "sklearn": sklearn.__version__, "numba": numba.__version__}
+    return {
+        "calibbook": __version__,
+        "numpy": np.__version__,
+        "scipy": scipy.__version__,
+        "sklearn": sklearn.__version__,
+        "numba": numba.__version__,
+    }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def source_hash(package_root=None):
     """SHA-256 over calibbook's source: every ``*.py`` file below ``package_root``.
 

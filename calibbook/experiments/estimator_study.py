@@ -25,6 +25,7 @@ error and rejection rates. ``scripts/run_estimator_study.py`` runs the full stud
 from __future__ import annotations
 
 import functools
+import itertools
 import zlib
 
 import numpy as np
@@ -41,19 +42,19 @@ from calibbook._utils.params import (
 )
 
 __all__ = [
-    "MAP_PARAMETERS",
     "DENSITY_SHAPE",
+    "MAP_PARAMETERS",
+    "binned_error",
     "calibration_maps",
-    "prediction_density",
+    "calibration_test_targets",
     "draw_sample",
+    "population_targets",
+    "prediction_density",
+    "run_study",
+    "smooth_ece_target",
+    "summarise_study",
     "true_ece",
     "true_squared_error",
-    "binned_error",
-    "smooth_ece_target",
-    "calibration_test_targets",
-    "population_targets",
-    "run_study",
-    "summarise_study",
 ]
 
 #: Strengths of the miscalibrated maps, the slopes b of ``expit(b logit p)`` of the
@@ -309,8 +310,9 @@ def _quad(func, lo, hi, breaks=()):
     from scipy import integrate
 
     inner = [b for b in breaks if lo < b < hi]
-    value, _ = integrate.quad(func, lo, hi, points=inner or None, limit=500,
-                              epsabs=1e-13, epsrel=1e-11)
+    value, _ = integrate.quad(
+        func, lo, hi, points=inner or None, limit=500, epsabs=1e-13, epsrel=1e-11
+    )
     return value
 
 
@@ -399,7 +401,7 @@ def _binned_cached(calibration_map, density, n_bins, strategy, squared):
     edges = _bin_edges(density, n_bins, strategy)
     breaks, pdf = _crossings(calibration_map), _pdf(density)
     total = 0.0
-    for lo, hi in zip(edges[:-1], edges[1:]):
+    for lo, hi in itertools.pairwise(edges):
         mass = _quad(pdf, lo, hi)
         if mass <= 0.0:
             continue
@@ -589,8 +591,13 @@ def smooth_ece_target(calibration_map, density, grid=_SMOOTH_GRID):
     at_lo = smooth_ece_at(calibration_map, density, lo, grid)
     if at_lo <= lo:  # a miscalibration below the grid's resolution
         return at_lo, lo
-    sigma = brentq(lambda s: smooth_ece_at(calibration_map, density, s, grid) - s, lo, hi,
-                   xtol=1e-10, rtol=1e-10)
+    sigma = brentq(
+        lambda s: smooth_ece_at(calibration_map, density, s, grid) - s,
+        lo,
+        hi,
+        xtol=1e-10,
+        rtol=1e-10,
+    )
     return smooth_ece_at(calibration_map, density, sigma, grid), float(sigma)
 
 
@@ -665,8 +672,13 @@ def calibration_test_targets(calibration_map, density):
             break
     drift = float(w @ ((f - s) * (1.0 - 2.0 * s)))
     null_var = float(w @ ((1.0 - 2.0 * s) ** 2 * s * (1.0 - s)))
-    return {"intercept": float(a), "slope": float(b), "intercept_offset": float(offset),
-            "spiegelhalter_drift": float(drift), "spiegelhalter_null_variance": float(null_var)}
+    return {
+        "intercept": float(a),
+        "slope": float(b),
+        "intercept_offset": float(offset),
+        "spiegelhalter_drift": float(drift),
+        "spiegelhalter_null_variance": float(null_var),
+    }
 
 
 def population_targets(maps, density, bin_counts=(5, 10, 15, 20), debiased_bins=15):
@@ -716,7 +728,8 @@ def population_targets(maps, density, bin_counts=(5, 10, 15, 20), debiased_bins=
             for strategy in ("uniform", "quantile"):
                 row[f"ECE {strategy} K={k}"] = binned_error(f, density, k, strategy)
         row[f"CE2 quantile K={debiased_bins}"] = binned_error(
-            f, density, debiased_bins, "quantile", squared=True)
+            f, density, debiased_bins, "quantile", squared=True
+        )
         row["smooth ECE"], row["smooth bandwidth"] = smooth_ece_target(f, density)
         row.update(calibration_test_targets(f, density))
         rows[name] = row
@@ -731,8 +744,9 @@ def _rng(seed, name, n, rep):
     return np.random.default_rng([int(seed), zlib.crc32(name.encode()), int(n), int(rep)])
 
 
-def _replicate(f, density, n, rng, bin_counts, debiased_bins, band_bins, band_confidence,
-               n_resamples):
+def _replicate(
+    f, density, n, rng, bin_counts, debiased_bins, band_bins, band_confidence, n_resamples
+):
     """One replication: (estimator, kind, value, sweep bins) for every estimator and test."""
     from calibbook import metrics as m
 
@@ -755,8 +769,13 @@ def _replicate(f, density, n, rng, bin_counts, debiased_bins, band_bins, band_co
     out.append((f"CE2 debiased {label}", _SQUARED, debiased))
     out.append((f"sqrt debiased {label}", _ECE + " (l2)", float(np.sqrt(max(debiased, 0.0)))))
     out.append(("Spiegelhalter", _PVALUE, _pvalue(lambda: m.spiegelhalter_test(y, p).pvalue)))
-    out.append(("Hosmer-Lemeshow", _PVALUE,
-                _pvalue(lambda: m.hosmer_lemeshow_test(y, p, n_groups=10).pvalue)))
+    out.append(
+        (
+            "Hosmer-Lemeshow",
+            _PVALUE,
+            _pvalue(lambda: m.hosmer_lemeshow_test(y, p, n_groups=10).pvalue),
+        )
+    )
     try:
         cox = m.calibration_intercept_slope(y, p)
         intercept, slope = cox.intercept_pvalue, cox.slope_pvalue
@@ -765,8 +784,13 @@ def _replicate(f, density, n, rng, bin_counts, debiased_bins, band_bins, band_co
     out.append(("intercept", _PVALUE, intercept))
     out.append(("slope", _PVALUE, slope))
     if n_resamples:
-        bands = m.consistency_bands(p, n_bins=band_bins, confidence=band_confidence,
-                                    n_resamples=n_resamples, random_state=rng)
+        bands = m.consistency_bands(
+            p,
+            n_bins=band_bins,
+            confidence=band_confidence,
+            n_resamples=n_resamples,
+            random_state=rng,
+        )
         observed = m.reliability_curve(y, p, n_bins=band_bins)["observed"]
         inside = (bands.lower <= observed.to_numpy()) & (observed.to_numpy() <= bands.upper)
         out.append(("band coverage", _COVERAGE, float(inside.mean())))
@@ -796,9 +820,20 @@ def _pvalue(test):
         "first_rep": [Interval(Integral, 0, None)],
     }
 )
-def run_study(maps, sizes, n_rep, seed=2024, *, density=None, bin_counts=(5, 10, 15, 20),
-              debiased_bins=15, band_bins=10, band_confidence=0.9, n_resamples=1000,
-              first_rep=0):
+def run_study(
+    maps,
+    sizes,
+    n_rep,
+    seed=2024,
+    *,
+    density=None,
+    bin_counts=(5, 10, 15, 20),
+    debiased_bins=15,
+    band_bins=10,
+    band_confidence=0.9,
+    n_resamples=1000,
+    first_rep=0,
+):
     """Replicate every estimator and test on samples from known calibration maps.
 
     For each map, size N and replication r, draws N predictions from ``density`` and
@@ -879,13 +914,24 @@ def run_study(maps, sizes, n_rep, seed=2024, *, density=None, bin_counts=(5, 10,
     if min(sizes) < 20:  # the content of a sequence argument: checked here, not declared
         raise ValueError(f"every size must be at least 20; got {list(sizes)!r}.")
     density = prediction_density() if density is None else density
-    columns = {"map": [], "n": [], "rep": [], "estimator": [], "kind": [], "value": [],
-               "target": [], "truth": []}
+    columns = {
+        "map": [],
+        "n": [],
+        "rep": [],
+        "estimator": [],
+        "kind": [],
+        "value": [],
+        "target": [],
+        "truth": [],
+    }
     for name, f in maps.items():
         ece, sq = true_ece(f, density), true_squared_error(f, density)
         truth = {_ECE: ece, _SQUARED: sq, _ECE + " (l2)": np.sqrt(sq)}
-        targets = {f"ECE {s} K={k}": binned_error(f, density, k, s)
-                   for k in bin_counts for s in ("uniform", "quantile")}
+        targets = {
+            f"ECE {s} K={k}": binned_error(f, density, k, s)
+            for k in bin_counts
+            for s in ("uniform", "quantile")
+        }
         sq_target = binned_error(f, density, debiased_bins, "quantile", squared=True)
         targets[f"CE2 plug-in K={debiased_bins}"] = sq_target
         targets[f"CE2 debiased K={debiased_bins}"] = sq_target
@@ -894,8 +940,17 @@ def run_study(maps, sizes, n_rep, seed=2024, *, density=None, bin_counts=(5, 10,
         for n in sizes:
             for rep in range(first_rep, first_rep + int(n_rep)):
                 rng = _rng(seed, name, n, rep)
-                rows, b = _replicate(f, density, int(n), rng, bin_counts, debiased_bins,
-                                     band_bins, band_confidence, n_resamples)
+                rows, b = _replicate(
+                    f,
+                    density,
+                    int(n),
+                    rng,
+                    bin_counts,
+                    debiased_bins,
+                    band_bins,
+                    band_confidence,
+                    n_resamples,
+                )
                 for estimator, kind, value in rows:
                     if estimator == "ECE sweep":
                         target = binned_error(f, density, b, "quantile")
@@ -961,16 +1016,23 @@ def summarise_study(results, alpha=0.05):
     """
     df = results.copy()
     tests = df["kind"] == _PVALUE
-    df.loc[tests, "value"] = np.where(df.loc[tests, "value"].isna(), np.nan,
-                                      (df.loc[tests, "value"] < alpha).astype(float))
+    df.loc[tests, "value"] = np.where(
+        df.loc[tests, "value"].isna(), np.nan, (df.loc[tests, "value"] < alpha).astype(float)
+    )
     df["sq_err"] = (df["value"] - df["truth"]) ** 2
     keys = ["map", "n", "estimator", "kind"]
     grouped = df.dropna(subset=["value"]).groupby(keys, sort=False)
     out = grouped.agg(
-        n_rep=("value", "size"), mean=("value", "mean"), sd=("value", "std"),
-        q10=("value", lambda v: v.quantile(0.1)), q50=("value", "median"),
-        q90=("value", lambda v: v.quantile(0.9)), target=("target", "mean"),
-        truth=("truth", "mean"), mse_truth=("sq_err", "mean"), sd_sq_err=("sq_err", "std"),
+        n_rep=("value", "size"),
+        mean=("value", "mean"),
+        sd=("value", "std"),
+        q10=("value", lambda v: v.quantile(0.1)),
+        q50=("value", "median"),
+        q90=("value", lambda v: v.quantile(0.9)),
+        target=("target", "mean"),
+        truth=("truth", "mean"),
+        mse_truth=("sq_err", "mean"),
+        sd_sq_err=("sq_err", "std"),
     ).reset_index()
     out["se"] = out["sd"] / np.sqrt(out["n_rep"])
     out["bias"] = out["mean"] - out["target"]

@@ -20,10 +20,10 @@ from calibbook.experiments import average_ranks, dataset_means, friedman_test, h
 
 __all__ = [
     "LeadingGroup",
-    "leading_group",
     "auc_changes",
-    "recommendations",
     "book_recommendations",
+    "leading_group",
+    "recommendations",
 ]
 
 

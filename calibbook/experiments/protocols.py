@@ -25,14 +25,14 @@ from calibbook.experiments import FIT_TIME, MEASURES, _cache
 from calibbook.registry import calibrator_entry, registered
 
 __all__ = [
-    "base_classifiers",
-    "paper_calibrators",
     "all_calibrators",
-    "variant_calibrators",
-    "recommended_calibrators",
+    "base_classifiers",
     "classifier_scores",
-    "repeated_cv_protocol",
     "holdout_calibration_protocol",
+    "paper_calibrators",
+    "recommended_calibrators",
+    "repeated_cv_protocol",
+    "variant_calibrators",
 ]
 
 # columns of the protocols' tidy results, in order
@@ -387,8 +387,22 @@ def _tqdm():
         return require("tqdm.auto", "experiments").tqdm
 
 
-def _cross_validate(X, y, ds_name, clf_name, clf, calibrators, bar, *, n_splits, n_repeats,
-                    calib_size, random_state, n_bins, include_raw):
+def _cross_validate(
+    X,
+    y,
+    ds_name,
+    clf_name,
+    clf,
+    calibrators,
+    bar,
+    *,
+    n_splits,
+    n_repeats,
+    calib_size,
+    random_state,
+    n_bins,
+    include_raw,
+):
     """The long-format results (``_COLUMNS``) of one classifier on one data set, a row per
     fold, calibrator and measure; ``bar`` advances by one fold at a time."""
     pd = require("pandas", "experiments")
@@ -400,7 +414,16 @@ def _cross_validate(X, y, ds_name, clf_name, clf, calibrators, bar, *, n_splits,
         repeat, fold = divmod(i, n_splits)
         bar.set_postfix_str(f"{ds_name}/{clf_name}", refresh=False)
         scored = _evaluate_split(
-            X, y, train, test, clf, calibrators, calib_size, random_state + i, n_bins, include_raw,
+            X,
+            y,
+            train,
+            test,
+            clf,
+            calibrators,
+            calib_size,
+            random_state + i,
+            n_bins,
+            include_raw,
         )
         rows += [(ds_name, clf_name, m, repeat, fold, meas, v) for m, meas, v in scored]
         bar.update(1)
@@ -442,12 +465,23 @@ def _run_protocol(
     clfs = _as_classifiers(classifiers, random_state)
     data = _as_datasets(datasets)
     cache_dir = Path(cache_dir) if cache_dir is not None else _cache.default_cache_dir()
-    settings = {"n_splits": n_splits, "n_repeats": n_repeats, "calib_size": calib_size,
-                "random_state": random_state, "n_bins": n_bins, "include_raw": include_raw}
+    settings = {
+        "n_splits": n_splits,
+        "n_repeats": n_repeats,
+        "calib_size": calib_size,
+        "random_state": random_state,
+        "n_bins": n_bins,
+        "include_raw": include_raw,
+    }
     # what else a cached result depends on; calibbook's own code is hashed once per process
-    common = {"version": 1, "protocol": protocol,
-              "calibrators": {k: _cache.estimator_key(v) for k, v in calibrators.items()},
-              **settings, "software": _cache.software_versions(), "source": _cache.source_hash()}
+    common = {
+        "version": 1,
+        "protocol": protocol,
+        "calibrators": {k: _cache.estimator_key(v) for k, v in calibrators.items()},
+        **settings,
+        "software": _cache.software_versions(),
+        "source": _cache.source_hash(),
+    }
     frames = []
     total = len(data) * len(clfs) * n_splits * n_repeats
     with tqdm(total=total, desc=protocol, unit="fold", disable=disable) as bar:
@@ -457,8 +491,13 @@ def _run_protocol(
             y = np.asarray(y).astype(np.int64)
             digest = _cache.data_digest(X, y)
             for clf_name, clf in clfs.items():
-                config = {**common, "dataset": ds_name, "data": digest, "classifier": clf_name,
-                          "classifier_params": _cache.estimator_key(clf)}
+                config = {
+                    **common,
+                    "dataset": ds_name,
+                    "data": digest,
+                    "classifier": clf_name,
+                    "classifier_params": _cache.estimator_key(clf),
+                }
                 path = _cache.cache_path(cache_dir, config)
                 if use_cache and path.exists():
                     frames.append(pd.read_csv(path))
@@ -560,9 +599,19 @@ def repeated_cv_protocol(
     (['Platt', 'raw'], 2)
     """
     return _run_protocol(
-        "repeated_cv", datasets, classifiers, calibrators, n_splits=n_splits, n_repeats=n_repeats,
-        calib_size=None, random_state=random_state, n_bins=n_bins, include_raw=include_raw,
-        cache_dir=cache_dir, use_cache=use_cache, disable=disable,
+        "repeated_cv",
+        datasets,
+        classifiers,
+        calibrators,
+        n_splits=n_splits,
+        n_repeats=n_repeats,
+        calib_size=None,
+        random_state=random_state,
+        n_bins=n_bins,
+        include_raw=include_raw,
+        cache_dir=cache_dir,
+        use_cache=use_cache,
+        disable=disable,
     )
 
 
@@ -626,7 +675,17 @@ def holdout_calibration_protocol(
      'dCE2', 'smECE']
     """
     return _run_protocol(
-        "holdout_calibration", datasets, classifiers, calibrators, n_splits=n_splits,
-        n_repeats=n_repeats, calib_size=calib_size, random_state=random_state, n_bins=n_bins,
-        include_raw=include_raw, cache_dir=cache_dir, use_cache=use_cache, disable=disable,
+        "holdout_calibration",
+        datasets,
+        classifiers,
+        calibrators,
+        n_splits=n_splits,
+        n_repeats=n_repeats,
+        calib_size=calib_size,
+        random_state=random_state,
+        n_bins=n_bins,
+        include_raw=include_raw,
+        cache_dir=cache_dir,
+        use_cache=use_cache,
+        disable=disable,
     )

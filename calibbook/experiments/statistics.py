@@ -19,9 +19,9 @@ from calibbook._utils.params import Integral, Interval, Real, validate_params
 from calibbook.experiments import HIGHER_IS_BETTER
 
 __all__ = [
-    "dataset_means",
-    "average_ranks",
     "FriedmanResult",
+    "average_ranks",
+    "dataset_means",
     "friedman_test",
     "holm_test",
     "nemenyi_critical_difference",

@@ -17,7 +17,7 @@ from calibbook._utils.params import Integral, Interval, Real, validate_params
 from calibbook.experiments import FIT_TIME
 from calibbook.experiments.statistics import average_ranks, dataset_means, friedman_test, holm_test
 
-__all__ = ["rank_table", "format_rank_table", "improvement_ci", "fit_time_table", "fold_summary"]
+__all__ = ["fit_time_table", "fold_summary", "format_rank_table", "improvement_ci", "rank_table"]
 
 _PAPER_MEASURES = ("AUC", "ACC", "RMSE", "ECE", "MCE")  # the rows of the paper's tables
 

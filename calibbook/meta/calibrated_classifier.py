@@ -191,7 +191,7 @@ class _CalibratedPair:
         if isinstance(self.calibrators[0], _SoftmaxTemperature):
             proba[:, self.column_classes] = self.calibrators[0].predict_proba(scores)
             return proba
-        for j, (k, cal) in enumerate(zip(self.column_classes, self.calibrators)):
+        for j, (k, cal) in enumerate(zip(self.column_classes, self.calibrators, strict=True)):
             proba[:, k] = cal.predict(scores[:, j])
         total = proba.sum(axis=1, keepdims=True)
         # one-vs-rest probabilities need not sum to one: renormalise, uniform if all vanish
@@ -399,8 +399,9 @@ class CalibratedClassifier(MetaClassifier):
             )
         return estimator_params, {}
 
-    def _fit_ensemble(self, estimator, response, cv, X, y, y_enc, sample_weight,
-                      estimator_params, split_params):
+    def _fit_ensemble(
+        self, estimator, response, cv, X, y, y_enc, sample_weight, estimator_params, split_params
+    ):
         """A classifier fitted on each training fold, and its calibrators on the fold's rest."""
         n_classes = self.classes_.size
         n_rows = num_samples(X)
@@ -414,7 +415,8 @@ class CalibratedClassifier(MetaClassifier):
         pairs = []
         for train, test in splits:
             est = clone(estimator).fit(
-                safe_indexing(X, train), safe_indexing(y, train),
+                safe_indexing(X, train),
+                safe_indexing(y, train),
                 **_rows_of_params(estimator_params, train, n_rows),
             )
             pair = _CalibratedPair(est, self.method, response, self.classes_)
@@ -423,8 +425,9 @@ class CalibratedClassifier(MetaClassifier):
             pairs.append(pair.fit_calibrators(scores, y_enc[test], w))
         return pairs
 
-    def _fit_cross_predicted(self, estimator, response, cv, X, y, y_enc, sample_weight,
-                             estimator_params, split_params):
+    def _fit_cross_predicted(
+        self, estimator, response, cv, X, y, y_enc, sample_weight, estimator_params, split_params
+    ):
         """One classifier fitted on all the rows, its calibrators on the scores each row gets
         from a classifier fitted without its fold (``cross_val_predict``)."""
         raw = cross_val_predict(

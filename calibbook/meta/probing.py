@@ -53,10 +53,10 @@ from calibbook.meta._base import MetaClassifier
 __all__ = [
     "ProbingClassifier",
     "binary_entropy",
-    "minimax_probe",
-    "interval_gain",
-    "probing_weights",
     "costing_sample",
+    "interval_gain",
+    "minimax_probe",
+    "probing_weights",
 ]
 
 _LOSSES = ("log", "squared")
@@ -384,9 +384,9 @@ class _BinaryProbing:
                     sd,
                     self.takes_weight,
                 )
-                for p, sd in zip(ps, seeds)
+                for p, sd in zip(ps, seeds, strict=True)
             )
-            for p, (clf, v) in zip(ps, fitted):
+            for p, (clf, v) in zip(ps, fitted, strict=True):
                 probes.append(p)
                 classifiers.append(clf)
                 votes += v
@@ -675,7 +675,7 @@ class ProbingClassifier(MetaClassifier):
         """
         check_is_fitted(self)
         stages = [pr.staged_predict(X) for pr in self.problems_]
-        for cols in zip(*stages):
+        for cols in zip(*stages, strict=True):
             if self.classes_.size == 2:
                 yield np.column_stack((1.0 - cols[0], cols[0]))
             else:

@@ -36,17 +36,17 @@ from calibbook.metrics._report import (  # noqa: F401 (the report's columns)
 from calibbook.metrics._smooth_ece import smooth_ece, smooth_reliability_curve
 
 __all__ = [
-    "expected_calibration_error",
-    "maximum_calibration_error",
-    "reliability_curve",
     "brier_decomposition",
+    "calibration_intercept_slope",
     "calibration_report",
+    "consistency_bands",
     "debiased_calibration_error",
     "ece_sweep",
-    "calibration_intercept_slope",
-    "spiegelhalter_test",
+    "expected_calibration_error",
     "hosmer_lemeshow_test",
-    "consistency_bands",
+    "maximum_calibration_error",
+    "reliability_curve",
     "smooth_ece",
     "smooth_reliability_curve",
+    "spiegelhalter_test",
 ]

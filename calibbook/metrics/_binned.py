@@ -20,10 +20,10 @@ from calibbook._utils.params import Integral, Interval, Options, Real, validate_
 from calibbook._utils.validation import check_probability_input
 
 __all__ = [
+    "brier_decomposition",
     "expected_calibration_error",
     "maximum_calibration_error",
     "reliability_curve",
-    "brier_decomposition",
 ]
 
 
@@ -37,7 +37,7 @@ def _binned(y, p, w, n_bins, strategy):
 
 #: Binnings of the ECE and the MCE: the two of ``calibbook._utils.binning`` and the positional
 #: groups.
-ERROR_STRATEGIES = STRATEGIES + ("positional",)
+ERROR_STRATEGIES = (*STRATEGIES, "positional")
 
 #: Constraints shared by the binned measures (see ``calibbook._utils.params``).
 N_BINS = [Interval(Integral, 1, None)]

@@ -315,7 +315,7 @@ def calibration_intercept_slope(y_true, y_prob, *, confidence=0.95, sample_weigh
     intercept, info, ok_intercept = _offset_intercept(x, y, wk, total)
     # Platt's parameterisation: P(y = 1) = 1 / (1 + exp(A x + B)), slope -A, intercept -B;
     # start from the recalibration with slope 1
-    big_a, big_b, h_xx, h_x1, h_11, ok_slope = _logistic_fit(
+    big_a, _big_b, h_xx, h_x1, h_11, ok_slope = _logistic_fit(
         x, y, wk, total, x_range, -1.0, -intercept
     )
     if not (ok_intercept and ok_slope):

@@ -147,14 +147,24 @@ def _plan(v, c, f, bins):
     cls = np.cumsum(new_class) - 1
     total = np.bincount(cls, weights=c)  # trials per class (exact: < 2**53)
     small = (total < _MIN_GROUPED)[cls]
-    single = (np.repeat(v[small], c[small]), np.repeat(f[small], c[small]),
-              np.repeat(bins[small], c[small]))
+    single = (
+        np.repeat(v[small], c[small]),
+        np.repeat(f[small], c[small]),
+        np.repeat(bins[small], c[small]),
+    )
     v, c, f, bins, cls = v[~small], c[~small], f[~small], bins[~small], cls[~small]
     cum = np.cumsum(c)
     if v.size == 0:
         empty = np.empty(0)
-        groups = dict(n=np.empty(0, np.int64), a=empty, beta=empty, q_a=empty, f=empty,
-                      bin=np.empty(0, np.intp), offset=np.empty(0, np.int64))
+        groups = dict(
+            n=np.empty(0, np.int64),
+            a=empty,
+            beta=empty,
+            q_a=empty,
+            f=empty,
+            bin=np.empty(0, np.intp),
+            offset=np.empty(0, np.int64),
+        )
         return groups, (v, cum), single
     before = cum - c  # trials before each atom
     new_class = np.concatenate(([True], cls[1:] != cls[:-1]))
@@ -168,16 +178,29 @@ def _plan(v, c, f, bins):
     def changes(x):
         return np.concatenate(([True], x[1:] != x[:-1]))
 
-    start = (new_class | changes(bins) | changes(cell) | changes(block) | heavy
-             | np.concatenate(([False], heavy[:-1])))
+    start = (
+        new_class
+        | changes(bins)
+        | changes(cell)
+        | changes(block)
+        | heavy
+        | np.concatenate(([False], heavy[:-1]))
+    )
     first = np.flatnonzero(start)
     last = np.append(first[1:], v.size) - 1
     a = v[first]
     beta = v[last] - a
     # P(A | not B) = a / (1 - beta); beta <= 1 / _GRID, the clip only guards rounding
     q_a = np.clip(a / (1.0 - beta), 0.0, 1.0)
-    groups = dict(n=np.add.reduceat(c, first), a=a, beta=beta, q_a=q_a, f=f[first],
-                  bin=bins[first], offset=before[first])
+    groups = dict(
+        n=np.add.reduceat(c, first),
+        a=a,
+        beta=beta,
+        q_a=q_a,
+        f=f[first],
+        bin=bins[first],
+        offset=before[first],
+    )
     return groups, (v, cum), single
 
 
@@ -208,7 +231,7 @@ def _distinct_positions(k, n, rng):
 
 def _repeats(block):
     """Mask of the entries of each row equal to an earlier entry of that row."""
-    rows, size = block.shape
+    _rows, size = block.shape
     repeat = np.zeros(block.shape, dtype=bool)
     if size <= 16:  # pairwise comparisons beat a sort for short rows
         for col in range(1, size):
@@ -244,10 +267,11 @@ def _grouped_sums(groups, atoms, n_bins, n_resamples, rng):
                 atom = np.searchsorted(cum, atom, side="right")
             # U uniform on [a, b): positive iff U < p, i.e. (U - a) < p - a
             hit = rng.random(event.size) * beta[ge] < values[atom] - a[ge]
-            count.ravel()[events] += np.bincount(event, weights=hit, minlength=events.size
-                                                 ).astype(np.int64)
+            count.ravel()[events] += np.bincount(event, weights=hit, minlength=events.size).astype(
+                np.int64
+            )
         where = (np.arange(rows)[:, None] * n_bins + groups["bin"][None, :]).ravel()
-        sums[r0:r0 + rows] += np.bincount(
+        sums[r0 : r0 + rows] += np.bincount(
             where, weights=(count * groups["f"]).ravel(), minlength=rows * n_bins
         ).reshape(rows, n_bins)
     return sums
@@ -266,7 +290,7 @@ def _single_sums(single, n_bins, n_resamples, rng):
     for r0 in range(0, n_resamples, step):
         rows = min(step, n_resamples - r0)
         hit = rng.random((rows, values.size)) < values
-        sums[r0:r0 + rows, bins[first]] += np.add.reduceat(hit * weights, first, axis=1)
+        sums[r0 : r0 + rows, bins[first]] += np.add.reduceat(hit * weights, first, axis=1)
     return sums
 
 

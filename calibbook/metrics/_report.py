@@ -20,7 +20,7 @@ from calibbook.metrics._calibration_tests import (
 )
 from calibbook.metrics._smooth_ece import smooth_ece
 
-__all__ = ["calibration_report", "REPORT_COLUMNS", "EXTRA_COLUMNS"]
+__all__ = ["EXTRA_COLUMNS", "REPORT_COLUMNS", "calibration_report"]
 
 
 REPORT_COLUMNS = ("AUC", "ACC", "RMSE", "ECE", "MCE", "Brier", "LogLoss")
@@ -79,9 +79,7 @@ def _paper_measures(y, p, w, n_bins, strategy, sample_weight):
     }
 
 
-@validate_params(
-    {**_ERROR_PARAMETERS, "extra": [Options("all"), Choices(*EXTRA_COLUMNS)]}
-)
+@validate_params({**_ERROR_PARAMETERS, "extra": [Options("all"), Choices(*EXTRA_COLUMNS)]})
 def calibration_report(
     y_true, y_prob, *, n_bins=10, strategy="uniform", sample_weight=None, extra=()
 ):

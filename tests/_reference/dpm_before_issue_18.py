@@ -27,12 +27,17 @@ def frozen_dense_fit(x, w, resp, priors, reg_covar, max_iter, tol):
 
     params = m_step(resp)
     bound, n_iter = -np.inf, 0
-    for n_iter in range(1, max_iter + 1):
+    for n_iter in range(1, max_iter + 1):  # noqa: B007 (read after the loop)
         a, b, beta, mean, nu, cov = params
         dsum = psi(a + b)
         log_w = psi(a) - dsum + np.r_[0.0, np.cumsum(psi(b) - dsum)[:-1]]
-        const = (log_w - 0.5 * np.log(2 * np.pi) - 0.5 * np.log(cov) - 0.5 * np.log(nu)
-                 + 0.5 * (np.log(2.0) + psi(0.5 * nu) - 1.0 / beta))
+        const = (
+            log_w
+            - 0.5 * np.log(2 * np.pi)
+            - 0.5 * np.log(cov)
+            - 0.5 * np.log(nu)
+            + 0.5 * (np.log(2.0) + psi(0.5 * nu) - 1.0 / beta)
+        )
         log_resp = const - 0.5 * (x[:, None] - mean) ** 2 / cov
         log_resp -= logsumexp(log_resp, axis=1)[:, None]
         params = m_step(np.exp(log_resp))

@@ -162,8 +162,13 @@ def _old_near_isotonic_path(weights, sums, tol=1e-12):
             t_new = _old_merge_time(p, lam, W, S, viol, prv, nxt, tol)
             if t_new < np.inf:
                 size = _old_heap_push(keys, heads, vers, size, t_new, p, ver[p])
-    return (event_lam[:n_events], event_left[:n_events], event_right[:n_events],
-            event_coef[:n_events], initial_coef)
+    return (
+        event_lam[:n_events],
+        event_left[:n_events],
+        event_right[:n_events],
+        event_coef[:n_events],
+        initial_coef,
+    )
 
 
 @njit(cache=True)
@@ -229,8 +234,18 @@ def _old_add_block(h, W, S, coef, moving, where, n_moving, static, binned, gauss
 
 
 @njit(cache=True)
-def _old_path_models(weights, sums, event_left, event_right, event_coef, initial_coef,
-                event_model, model_lam, evaluate, gaussian=False):
+def _old_path_models(
+    weights,
+    sums,
+    event_left,
+    event_right,
+    event_coef,
+    initial_coef,
+    event_model,
+    model_lam,
+    evaluate,
+    gaussian=False,
+):
     """Number of blocks and goodness of fit of every model of the path.
 
     The goodness of fit is the sum of ``_block_term`` over the blocks: the Bernoulli
@@ -260,8 +275,9 @@ def _old_path_models(weights, sums, event_left, event_right, event_coef, initial
     static = 0.0  # fitted log-likelihood of the blocks that do not move
     binned = 0.0  # binned log-likelihood of all blocks
     for h in range(n):
-        n_moving, static, binned = _old_add_block(h, W, S, coef, moving, where, n_moving, static,
-                                              binned, gaussian)
+        n_moving, static, binned = _old_add_block(
+            h, W, S, coef, moving, where, n_moving, static, binned, gaussian
+        )
     model_blocks = np.empty(n_models, np.int64)
     binned_loglik = np.empty(n_models, np.float64)
     fitted_loglik = np.full(n_models, np.nan)
@@ -284,8 +300,9 @@ def _old_path_models(weights, sums, event_left, event_right, event_coef, initial
             W[h] += W[g]
             S[h] += S[g]
             coef[h] = event_coef[k]
-            n_moving, static, binned = _old_add_block(h, W, S, coef, moving, where, n_moving,
-                                                  static, binned, gaussian)
+            n_moving, static, binned = _old_add_block(
+                h, W, S, coef, moving, where, n_moving, static, binned, gaussian
+            )
             blocks -= 1
             k += 1
         model_blocks[t] = blocks
@@ -301,8 +318,18 @@ def _old_path_models(weights, sums, event_left, event_right, event_coef, initial
 
 
 @njit(cache=True)
-def _old_model_average(weights, sums, score_sums, event_left, event_right, event_coef, initial_coef,
-                  event_model, model_lam, model_weight):
+def _old_model_average(
+    weights,
+    sums,
+    score_sums,
+    event_left,
+    event_right,
+    event_coef,
+    initial_coef,
+    event_model,
+    model_lam,
+    model_weight,
+):
     """Per-run value of the weighted average of the path's smoothed models.
 
     Each block's smoothed value (W p + e (1 - |o - e|)) / (W + 1 - |o - e|), with p
@@ -384,12 +411,12 @@ def old_enir(s, y, w=None, criterion="bic", prune=None, prune_alpha=None):
     values, weights, positives = sorted_runs(s, y, w)
     events = _old_near_isotonic_path(weights, positives)
     event_model, lam = _old_group_events(events[0], 1e-12)
-    df, scores_ic = _old_score_path_models(weights, positives, events, event_model, lam,
-                                           criterion)
+    df, scores_ic = _old_score_path_models(weights, positives, events, event_model, lam, criterion)
     alpha = pruning_alpha(prune, prune_alpha, ENIR._ELBOW_ALPHA)
     model_weight = relative_likelihoods(scores_ic, prune, alpha)
-    averaged = _old_model_average(weights, positives, weights * values, *events[1:],
-                                  event_model, lam, model_weight)
+    averaged = _old_model_average(
+        weights, positives, weights * values, *events[1:], event_model, lam, model_weight
+    )
     run_values = np.clip(averaged, 0.0, 1.0)
     keep = model_weight > 0
 

@@ -107,7 +107,7 @@ class _Anchors(HTMLParser):
                 self.ids.add(value)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _fetch(url: str) -> tuple[int, frozenset[str]]:
     """HTTP status of ``url`` and, for an HTML page, the ids its anchors can point at."""
     try:

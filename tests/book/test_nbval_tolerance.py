@@ -72,7 +72,7 @@ def test_within_tolerance_passes_beyond_fails(values, data):
     atol = 0.01
     ref = " | ".join(f"{v:.4f}" for v in values)
     shifts = data.draw(st.lists(st.integers(-100, 100), min_size=len(values), max_size=len(values)))
-    new_values = [v + s * 1e-4 for v, s in zip(values, shifts)]  # within +-0.01
+    new_values = [v + s * 1e-4 for v, s in zip(values, shifts, strict=True)]  # within +-0.01
     new = " | ".join(f"{v:.4f}" for v in new_values)
     assert tol.worst_number(ref, new, atol) is None
     i = data.draw(st.integers(0, len(values) - 1))

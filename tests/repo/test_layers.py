@@ -53,7 +53,7 @@ def imports(package=PACKAGE):
         layer = _layer(".".join(p for p in rel.parts if p != "__init__"))
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and node.level:
-                names = [".".join(rel.parts[: -node.level] + (node.module or "",))]
+                names = [".".join((*rel.parts[: -node.level], node.module or ""))]
             elif isinstance(node, ast.ImportFrom):
                 names = [node.module or ""]
             elif isinstance(node, ast.Import):

@@ -78,7 +78,7 @@ def test_venv_from_another_interpreter_or_failed_install_is_rebuilt(tmp_path):
     )
     assert not (venv / "left-over").exists()
     recorded = (venv / ".interpreter").read_text().splitlines()
-    assert recorded[1] == "%d.%d.%d" % sys.version_info[:3]
+    assert recorded[1] == ".".join(map(str, sys.version_info[:3]))
     # No package index: the install failed, so no stamp, and the next call rebuilds again.
     assert run.returncode != 0 and not (venv / ".installed").exists()
     again = make_venv(sys.executable, venv, chosen="no", low=this_minor(), high=this_minor())
@@ -102,7 +102,9 @@ def test_venv_made_with_the_chosen_interpreter_is_left_alone(tmp_path):
     venv.mkdir()
     digest = install_digest()
     python = shutil.which(sys.executable) or sys.executable
-    (venv / ".interpreter").write_text(f"{python}\n" + "%d.%d.%d" % sys.version_info[:3] + "\n")
+    (venv / ".interpreter").write_text(
+        f"{python}\n" + ".".join(map(str, sys.version_info[:3])) + "\n"
+    )
     (venv / ".installed").write_text(digest + "\n")
     run = make_venv(python, venv, chosen="yes", low=this_minor(), high=this_minor())
     assert run.returncode == 0 and run.stdout == "" and run.stderr == "", run.stdout + run.stderr

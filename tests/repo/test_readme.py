@@ -94,9 +94,7 @@ def test_readme_has_python_blocks():
     assert _BLOCKS, "README.md has no ```python block"
 
 
-@pytest.mark.parametrize(
-    "block", _BLOCKS, ids=[_block_id(b, i) for i, b in enumerate(_BLOCKS, 1)]
-)
+@pytest.mark.parametrize("block", _BLOCKS, ids=[_block_id(b, i) for i, b in enumerate(_BLOCKS, 1)])
 def test_readme_python_block_runs_standalone(block: Block, tmp_path):
     for module, extra in sorted(_needed_extras(block.code)):
         pytest.importorskip(

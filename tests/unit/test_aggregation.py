@@ -74,8 +74,8 @@ def test_kde_and_dpm_on_aggregated_rows(seed):
         raw, agg = make().fit(scores, y), make().fit(s_agg, y_agg, sample_weight=counts)
         return np.abs(agg.predict(probe) - raw.predict(probe)).max(), raw, agg
 
-    for method in ("exact", "binned"):
-        assert gap(lambda: KDECalibration(method=method))[0] < 1e-9
+    for algorithm in ("exact", "binned"):
+        assert gap(lambda a=algorithm: KDECalibration(algorithm=a))[0] < 1e-9
     assert gap(lambda: KDECalibration(kernel="epanechnikov"))[0] < 1e-9
     diff, raw, agg = gap(KDECalibration)
     assert (raw.method_, agg.method_) == ("binned", "exact")  # 4000 rows, < 2000 unique
@@ -129,7 +129,7 @@ def test_bbq_sweep_equals_the_old_search_bit_for_bit(kind, seed):
             cal.model_weights_,
             cal.log_marginal_likelihoods_,
         )
-        for a, b in zip(new, _old_bbq_fit(s, y, w, strength, clip, prune, alpha)):
+        for a, b in zip(new, _old_bbq_fit(s, y, w, strength, clip, prune, alpha), strict=True):
             assert a.shape == b.shape and np.array_equal(a, b)
 
 
@@ -148,7 +148,7 @@ def test_bbq_sweep_equals_the_old_search_on_many_binnings():
             cal.model_weights_,
             cal.log_marginal_likelihoods_,
         )
-        for a, b in zip(new, _old_bbq_fit(s, y, weights, 2.0, 0.005, None, None)):
+        for a, b in zip(new, _old_bbq_fit(s, y, weights, 2.0, 0.005, None, None), strict=True):
             assert a.shape == b.shape and np.array_equal(a, b)
 
 
@@ -170,5 +170,5 @@ def test_bbq_sweep_when_the_cuts_of_one_fraction_fall_on_different_runs(weight, 
         cal.model_weights_,
         cal.log_marginal_likelihoods_,
     )
-    for a, b in zip(new, _old_bbq_fit(s, y, w, 2.0, 0.005, None, None)):
+    for a, b in zip(new, _old_bbq_fit(s, y, w, 2.0, 0.005, None, None), strict=True):
         assert a.shape == b.shape and np.array_equal(a, b)

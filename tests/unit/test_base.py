@@ -201,8 +201,16 @@ def test_contract_checks_pass_on_the_toy_calibrator():
 
 @pytest.mark.parametrize(
     "name",
-    ["HistogramBinning", "PlattScaling", "TemperatureScaling", "IsotonicCalibration", "ENIR", "BBQ",
-     "KDECalibration", "DPMCalibration"],
+    [
+        "HistogramBinning",
+        "PlattScaling",
+        "TemperatureScaling",
+        "IsotonicCalibration",
+        "ENIR",
+        "BBQ",
+        "KDECalibration",
+        "DPMCalibration",
+    ],
 )
 def test_text_labels_get_a_message_that_says_how_to_encode_them(name):
     # issue 17, item 11: not numpy's "could not convert string to float"

@@ -40,8 +40,10 @@ REPRESENTATIVE = {None, "isotonic", "enir"}
 
 @pytest.mark.parametrize(
     "method",
-    [m if m in REPRESENTATIVE else pytest.param(m, marks=pytest.mark.full_sweep)
-     for m in [None, *calibrator_names()]],
+    [
+        m if m in REPRESENTATIVE else pytest.param(m, marks=pytest.mark.full_sweep)
+        for m in [None, *calibrator_names()]
+    ],
 )
 def test_check_estimator(method):
     # default arguments otherwise, as scikit-learn's own CalibratedClassifierCV() passes every check

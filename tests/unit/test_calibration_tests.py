@@ -68,7 +68,7 @@ def assert_matches_oracle(res, oracle):
         "intercept", "intercept_se", "intercept_ci", "intercept_pvalue",
         "slope", "slope_se", "slope_ci", "slope_pvalue",
     ]  # fmt: skip
-    for name, got, want in zip(names, res, oracle):
+    for name, got, want in zip(names, res, oracle, strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-8, atol=1e-8, err_msg=name)
 
 
@@ -128,7 +128,7 @@ def test_recovers_a_known_recalibration():
 # --------------------------------------------------------------- Spiegelhalter
 def brute_spiegelhalter(y, p, w):
     num = var = 0.0
-    for yi, pi, wi in zip(y, p, w):
+    for yi, pi, wi in zip(y, p, w, strict=True):
         num += wi * (yi - pi) * (1.0 - 2.0 * pi)
         var += wi * (1.0 - 2.0 * pi) ** 2 * pi * (1.0 - pi)
     z = num / np.sqrt(var)
@@ -297,7 +297,7 @@ def assert_same(a, b, rtol):
     if a is ValueError or b is ValueError:
         assert a is b
         return
-    for u, v in zip(a, b):
+    for u, v in zip(a, b, strict=True):
         np.testing.assert_allclose(u, v, rtol=rtol, atol=1e-9)
 
 

@@ -185,15 +185,17 @@ def test_bands_are_order_statistics_of_the_redraws(level, r):
     edges = uniform_edges(5)
     total = np.bincount(np.searchsorted(edges, p, side="right"), weights=w, minlength=5)
     freq = _resampled_positives(p, w, edges, 5, r, np.random.default_rng(17)) / total
-    bands = consistency_bands(p, n_bins=5, confidence=level, n_resamples=r, sample_weight=w,
-                              random_state=17)
+    bands = consistency_bands(
+        p, n_bins=5, confidence=level, n_resamples=r, sample_weight=w, random_state=17
+    )
     ordered = np.sort(freq, axis=0)
     alpha = 1 - Fraction(str(level))
     np.testing.assert_array_equal(bands.lower, ordered[math.ceil(r * alpha / 2) - 1])
     np.testing.assert_array_equal(bands.upper, ordered[math.ceil(r * (2 - alpha) / 2) - 1])
     if r == 999:  # R q is no integer here: numpy's inverted-CDF quantile agrees
-        quantiles = np.quantile(freq, [(1 - level) / 2, (1 + level) / 2], axis=0,
-                                method="inverted_cdf")
+        quantiles = np.quantile(
+            freq, [(1 - level) / 2, (1 + level) / 2], axis=0, method="inverted_cdf"
+        )
         np.testing.assert_array_equal(bands.lower, quantiles[0])
         np.testing.assert_array_equal(bands.upper, quantiles[1])
 
@@ -238,8 +240,9 @@ def test_bins_and_order_are_those_of_reliability_curve(strategy):
     w = rng.integers(0, 3, p.size).astype(float)
     for weights in (None, w):
         curve = reliability_curve(y, p, n_bins=10, strategy=strategy, sample_weight=weights)
-        bands = consistency_bands(p, n_bins=10, strategy=strategy, sample_weight=weights,
-                                  random_state=0)
+        bands = consistency_bands(
+            p, n_bins=10, strategy=strategy, sample_weight=weights, random_state=0
+        )
         assert bands.lower.size == len(curve)
         np.testing.assert_array_equal(bands.mean_predicted, curve["mean_predicted"])
         np.testing.assert_array_equal(bands.count, curve["count"])
@@ -258,9 +261,9 @@ def test_degenerate_bins_have_zero_width_bands():
 @settings(max_examples=40, deadline=None)
 @given(
     data=st.lists(
-        st.tuples(st.sampled_from([0.0, 0.05, 0.2, 0.21, 0.5, 0.77, 0.99, 1.0]),
-                  st.integers(0, 4)),
-        min_size=1, max_size=40,
+        st.tuples(st.sampled_from([0.0, 0.05, 0.2, 0.21, 0.5, 0.77, 0.99, 1.0]), st.integers(0, 4)),
+        min_size=1,
+        max_size=40,
     ).filter(lambda rows: any(w for _, w in rows)),
     n_bins=st.integers(1, 6),
     strategy=st.sampled_from(["uniform", "quantile"]),

@@ -20,8 +20,11 @@ VARIANTS = {
     "temperature": [{"logit_input": True}],
     "isotonic": [{"interpolation": "linear"}, {"increasing": False}],
     "histogram": [{"strategy": "uniform", "n_bins": 7}, {"n_bins": 7}],
-    "kde": [{"kernel": "epanechnikov", "reflect": True}, {"method": "binned"},
-            {"logit_input": True}],
+    "kde": [
+        {"kernel": "epanechnikov", "reflect": True},
+        {"method": "binned"},
+        {"logit_input": True},
+    ],
     "dpm": [{"logit_input": True}],
 }
 CASES = [(e.name, {}) for e in registered()] + [

@@ -267,7 +267,7 @@ def test_scores_determinism():
     a = make_scores(500, kind="sigmoid", score_distribution="beta", random_state=5)
     b = make_scores(500, kind="sigmoid", score_distribution="beta", random_state=5)
     c = make_scores(500, kind="sigmoid", score_distribution="beta", random_state=6)
-    for u, v in zip(a, b):
+    for u, v in zip(a, b, strict=True):
         np.testing.assert_array_equal(u, v)
     assert not np.array_equal(a[0], c[0])
 
@@ -417,7 +417,7 @@ def test_benchmark_unknown_name(bad):
 
 
 def test_benchmark_unknown_name_suggests_close_matches():
-    with pytest.raises(ValueError, match="Did you mean: .*pima"):
+    with pytest.raises(ValueError, match=r"Did you mean: .*pima"):
         load_benchmark("pmia")
     with pytest.raises(ValueError, match="satimage"):
         load_benchmark("satimag")

@@ -43,7 +43,7 @@ def _ci(**kwargs):
     rows = [
         (d, "LR", m, 0, 0, "RMSE", v)
         for d, vals in {"a": (0.30, 0.35), "b": (0.20, 0.21), "c": (0.40, 0.45)}.items()
-        for m, v in zip(["ENIR", "raw"], vals)
+        for m, v in zip(["ENIR", "raw"], vals, strict=True)
     ]
     columns = ["dataset", "classifier", "method", "repeat", "fold", "measure", "value"]
     return improvement_ci(pd.DataFrame(rows, columns=columns), measures=["RMSE"], **kwargs)

@@ -201,7 +201,7 @@ def test_grid_isotonic_training_error_within_bound(n_cells):
 @pytest.mark.parametrize("n_cells", [64, 2**22], ids=["lookup-table", "per-block"])
 @pytest.mark.parametrize("kind", ["array", "series"])
 def test_grid_predictions_are_predict_on_quantised_scores(data, n_cells, kind):
-    s, y, w = data
+    s, y, _w = data
     grid = ScoreGrid(n_cells, 0.0, 1.0)
     x = np.concatenate(
         [[-0.5, 0.0, 1.0, 1.5], np.random.default_rng(4).uniform(size=4000)]

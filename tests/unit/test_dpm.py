@@ -44,8 +44,13 @@ def test_digamma_matches_scipy():
     "priors",
     [
         {},
-        dict(weight_concentration_prior=2.0, mean_prior=0.5, mean_precision_prior=0.1,
-             degrees_of_freedom_prior=3.0, covariance_prior=0.7),
+        dict(
+            weight_concentration_prior=2.0,
+            mean_prior=0.5,
+            mean_precision_prior=0.1,
+            degrees_of_freedom_prior=3.0,
+            covariance_prior=0.7,
+        ),
     ],
 )
 def test_matches_sklearn_bayesian_gaussian_mixture(max_iter, priors):
@@ -69,6 +74,7 @@ def test_matches_sklearn_bayesian_gaussian_mixture(max_iter, priors):
     np.testing.assert_allclose(ours.mean_precision_, sk.mean_precision_, rtol=1e-12)
     # the fitted plug-in Gaussian-mixture densities agree too
     g = np.linspace(-5, 5, 101)
+
     def plug(m):
         var = m.covariances_.ravel()
         z2 = (g[:, None] - m.means_.ravel()) ** 2 / var
@@ -106,7 +112,8 @@ def test_class_densities_integrate_to_one(seed):
     y = (x > -0.5).astype(float)
     cal = DPMCalibration().fit(x, y)
     for mixture in cal.mixtures_:
-        def density(t):
+
+        def density(t, mixture=mixture):
             return np.exp(mixture.log_density(np.array([t])))[0]
 
         total, _ = integrate.quad(density, -np.inf, np.inf, limit=500)
@@ -119,7 +126,8 @@ def test_logit_densities_integrate_to_one_and_bayes_rule_is_invariant():
     y = (rng.uniform(size=400) < p).astype(float)
     cal = DPMCalibration(logit_input=True).fit(p, y)
     for mixture in cal.mixtures_:
-        def density(t):
+
+        def density(t, mixture=mixture):
             return np.exp(mixture.log_density(np.array([t])))[0]
 
         total, _ = integrate.quad(density, -np.inf, np.inf, limit=500)
@@ -165,15 +173,22 @@ def test_deterministic():
 
 
 BAD_PARAMETERS = [
-    dict(n_components=0), dict(n_components=2.5), dict(n_components=True), dict(max_iter=0),
-    dict(weight_concentration_prior=0.0), dict(mean_prior=np.inf), dict(mean_precision_prior=-1.0),
-    dict(degrees_of_freedom_prior=0.0), dict(covariance_prior=np.nan), dict(reg_covar=-1e-3),
+    dict(n_components=0),
+    dict(n_components=2.5),
+    dict(n_components=True),
+    dict(max_iter=0),
+    dict(weight_concentration_prior=0.0),
+    dict(mean_prior=np.inf),
+    dict(mean_precision_prior=-1.0),
+    dict(degrees_of_freedom_prior=0.0),
+    dict(covariance_prior=np.nan),
+    dict(reg_covar=-1e-3),
     dict(tol=-1.0),
 ]
 
 
 @pytest.mark.parametrize(
-    "params", BAD_PARAMETERS + [dict(logit_input=1), dict(out_of_bounds="nearest")]
+    "params", [*BAD_PARAMETERS, dict(logit_input=1), dict(out_of_bounds="nearest")]
 )
 def test_bad_parameters(params):
     x = two_bumps(n=(20, 20))

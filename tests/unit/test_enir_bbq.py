@@ -28,12 +28,14 @@ def brute_enir(s, y, w, criterion="bic"):
     for lam in lams:
         fit = np.clip(path.fitted(lam), 0.0, 1.0)
         with np.errstate(divide="ignore", invalid="ignore"):
-            ll = np.sum(np.where(S > 0, S * np.log(fit), 0.0)
-                        + np.where(W - S > 0, (W - S) * np.log1p(-fit), 0.0))
+            ll = np.sum(
+                np.where(S > 0, S * np.log(fit), 0.0)
+                + np.where(W - S > 0, (W - S) * np.log1p(-fit), 0.0)
+            )
         starts = np.flatnonzero(np.concatenate(([True], fit[1:] != fit[:-1])))
         ends = np.append(starts[1:], fit.size)
         smooth = np.empty_like(fit)
-        for a, b in zip(starts, ends):
+        for a, b in zip(starts, ends, strict=True):
             cnt = W[a:b].sum()
             o, e = S[a:b].sum() / cnt, np.sum(W[a:b] * x[a:b]) / cnt
             strength = 1 - abs(o - e)
@@ -62,14 +64,20 @@ def brute_bbq(s, y, w, strength=2.0, clip=0.005):
         used = np.unique(ids)
         bins = [(s[ids == k], y[ids == k], w[ids == k]) for k in used]
         cuts = [0.5 * (bins[j][0].max() + bins[j + 1][0].min()) for j in range(len(bins) - 1)]
-        lows, highs = [0.0] + cuts, cuts + [1.0]
+        lows, highs = [0.0, *cuts], [*cuts, 1.0]
         score, est = 0.0, []
-        for (bs, by, bw), lo, hi in zip(bins, lows, highs):
+        for (_bs, by, bw), lo, hi in zip(bins, lows, highs, strict=True):
             p = min(max((lo + hi) / 2, clip), 1 - clip)
             n, n1 = bw.sum(), np.sum(bw * by)
             a1, a0 = strength * p, strength * (1 - p)
-            score += (gammaln(strength) - gammaln(n + strength) + gammaln(n1 + a1) - gammaln(a1)
-                      + gammaln(n - n1 + a0) - gammaln(a0))
+            score += (
+                gammaln(strength)
+                - gammaln(n + strength)
+                + gammaln(n1 + a1)
+                - gammaln(a1)
+                + gammaln(n - n1 + a0)
+                - gammaln(a0)
+            )
             est.append((n1 + a1) / (n + strength))
         models.append((np.array(cuts), np.array(est)))
         log_ml.append(score)
@@ -78,8 +86,10 @@ def brute_bbq(s, y, w, strength=2.0, clip=0.005):
     wts /= wts.sum()
 
     def predict(q):
-        return sum(wt * est[np.searchsorted(cuts, q, side="right")]
-                   for wt, (cuts, est) in zip(wts, models))
+        return sum(
+            wt * est[np.searchsorted(cuts, q, side="right")]
+            for wt, (cuts, est) in zip(wts, models, strict=True)
+        )
 
     return predict, wts, np.arange(b_min, b_max + 1)
 
@@ -151,7 +161,7 @@ def test_enir_single_model_smoothing_by_hand():
 
 @pytest.mark.parametrize("make", [ENIR, BBQ])
 def test_outputs_in_unit_interval_weights_sum_to_one_and_pruning(make):
-    s, y, w = random_case(5, n_max=400)
+    s, y, _w = random_case(5, n_max=400)
     full = make().fit(s, y)
     pruned = make(prune="window", prune_alpha=0.01).fit(s, y)
     elbow = make(prune="elbow").fit(s, y)
@@ -323,8 +333,13 @@ def assert_same_fit(cal, s, y, w, **params):
 
 @pytest.mark.parametrize(
     "params",
-    [dict(criterion="bic"), dict(criterion="aic"), dict(criterion="aicc"), dict(prune="elbow"),
-     dict(prune="window", prune_alpha=0.01)],
+    [
+        dict(criterion="bic"),
+        dict(criterion="aic"),
+        dict(criterion="aicc"),
+        dict(prune="elbow"),
+        dict(prune="window", prune_alpha=0.01),
+    ],
 )
 @pytest.mark.parametrize("seed", range(25))
 def test_fit_agrees_with_the_fit_before_issue_18(seed, params):
@@ -352,8 +367,15 @@ def test_predict_is_the_interpolation_through_every_run(seed, interpolation):
     s, y, w = random_case(seed, n_max=400) if seed % 2 else scaling_case(5000, seed)[:3]
     cal = ENIR(interpolation=interpolation).fit(s, y, sample_weight=w)
     x = cal.path_.scores
-    probe = np.concatenate([x, 0.5 * (x[1:] + x[:-1]), np.nextafter(x, 2.0),
-                            np.nextafter(x, -1.0), np.linspace(0, 1, 1001)]).clip(0, 1)
+    probe = np.concatenate(
+        [
+            x,
+            0.5 * (x[1:] + x[:-1]),
+            np.nextafter(x, 2.0),
+            np.nextafter(x, -1.0),
+            np.linspace(0, 1, 1001),
+        ]
+    ).clip(0, 1)
     expected = interpolate_runs(x, cal.step_values_, probe, interpolation)
     if interpolation == "step":
         np.testing.assert_array_equal(cal.predict(probe), expected)

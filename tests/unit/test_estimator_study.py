@@ -46,8 +46,15 @@ def test_maps_by_their_formulas():
 
 @pytest.mark.parametrize(
     "kwargs",
-    [{"over_slope": 1.0}, {"under_slope": 0.9}, {"under_slope": 1.0}, {"wiggle": 0.3},
-     {"wiggle": 0.0}, {"over_slope": np.nan}, {"wiggle": "0.1"}],
+    [
+        {"over_slope": 1.0},
+        {"under_slope": 0.9},
+        {"under_slope": 1.0},
+        {"wiggle": 0.3},
+        {"wiggle": 0.0},
+        {"over_slope": np.nan},
+        {"wiggle": "0.1"},
+    ],
 )
 def test_maps_reject_strengths_out_of_range(kwargs):
     name = next(iter(kwargs))
@@ -154,8 +161,15 @@ def test_binned_error_below_the_true_error_and_reaching_it():
 def test_a_calibrated_map_has_zero_targets():
     targets = es.population_targets({"calibrated": MAPS["calibrated"]}, DENSITY, bin_counts=(7,))
     row = targets.loc["calibrated"]
-    for column in ["true ECE", "true CE2", "ECE uniform K=7", "ECE quantile K=7",
-                   "CE2 quantile K=15", "smooth ECE", "spiegelhalter_drift"]:
+    for column in [
+        "true ECE",
+        "true CE2",
+        "ECE uniform K=7",
+        "ECE quantile K=7",
+        "CE2 quantile K=15",
+        "smooth ECE",
+        "spiegelhalter_drift",
+    ]:
         assert row[column] == 0.0, column
     assert row["slope"] == pytest.approx(1.0, abs=1e-10)
     assert row["intercept"] == pytest.approx(0.0, abs=1e-10)
@@ -167,8 +181,9 @@ def _reflected_residual_by_quad(f, t, sigma):
     def kernel(p):
         return sum(stats.norm.pdf(t, loc, sigma) for loc in (p, -p, 2 - p))
 
-    return integrate.quad(lambda p: (p - f(p)) * DENSITY.pdf(p) * kernel(p), 0, 1,
-                          limit=200, points=[t])[0]
+    return integrate.quad(
+        lambda p: (p - f(p)) * DENSITY.pdf(p) * kernel(p), 0, 1, limit=200, points=[t]
+    )[0]
 
 
 def test_smooth_target_residual_against_quad():
@@ -177,8 +192,7 @@ def test_smooth_target_residual_against_quad():
     t = (np.arange(grid) + 0.5) / grid
     residual = es._reflected_smooth((t - f(t)) * DENSITY.pdf(t), sigma)
     for i in [10, 3_000, 10_000, 19_990]:
-        assert residual[i] == pytest.approx(_reflected_residual_by_quad(f, t[i], sigma),
-                                            abs=1e-7)
+        assert residual[i] == pytest.approx(_reflected_residual_by_quad(f, t[i], sigma), abs=1e-7)
 
 
 @pytest.mark.parametrize("name", ["over-confident", "non-monotone"])
@@ -243,8 +257,7 @@ def small_study():
 
 def test_run_study_shape_and_columns(small_study):
     df = small_study
-    assert list(df.columns) == ["map", "n", "rep", "estimator", "kind", "value", "target",
-                                "truth"]
+    assert list(df.columns) == ["map", "n", "rep", "estimator", "kind", "value", "target", "truth"]
     assert len(df) == 2 * 2 * 3 * ESTIMATORS_PER_REP
     assert df.groupby(["map", "n", "rep"]).size().eq(ESTIMATORS_PER_REP).all()
     assert set(df.kind) == {"ECE", "ECE (l2)", "squared", "p-value", "coverage", "auxiliary"}
@@ -268,8 +281,9 @@ def test_run_study_is_reproducible_and_sliceable(small_study):
     # the same seed gives the same values, and a slice (one map, one size, later
     # replications) gives exactly the rows of the larger study
     piece = es.run_study(maps, [150], n_rep=2, seed=9, n_resamples=200, first_rep=1)
-    whole = small_study[(small_study["map"] == "non-monotone") & (small_study.n == 150)
-                        & (small_study.rep >= 1)]
+    whole = small_study[
+        (small_study["map"] == "non-monotone") & (small_study.n == 150) & (small_study.rep >= 1)
+    ]
     pd.testing.assert_frame_equal(piece.reset_index(drop=True), whole.reset_index(drop=True))
     other = es.run_study(maps, [150], n_rep=2, seed=10, n_resamples=200, first_rep=1)
     assert not np.allclose(other.value, piece.value, equal_nan=True)
@@ -281,17 +295,20 @@ def test_run_study_values_agree_with_the_metrics():
 
     from calibbook.metrics import ece_sweep, expected_calibration_error
 
-    df = es.run_study({"over-confident": MAPS["over-confident"]}, [300], n_rep=1, seed=4,
-                      n_resamples=0).set_index("estimator")
+    df = es.run_study(
+        {"over-confident": MAPS["over-confident"]}, [300], n_rep=1, seed=4, n_resamples=0
+    ).set_index("estimator")
     rng = np.random.default_rng([4, crc32(b"over-confident"), 300, 0])
     p = DENSITY.rvs(size=300, random_state=rng)
     y = (rng.random(300) < MAPS["over-confident"](p)).astype(int)
     assert df.loc["ECE quantile K=15", "value"] == expected_calibration_error(
-        y, p, n_bins=15, strategy="quantile")
+        y, p, n_bins=15, strategy="quantile"
+    )
     value, b = ece_sweep(y, p, return_n_bins=True)
     assert df.loc["ECE sweep", "value"] == value and df.loc["sweep bins", "value"] == b
     assert df.loc["ECE sweep", "target"] == pytest.approx(
-        es.binned_error(MAPS["over-confident"], DENSITY, b, "quantile"))
+        es.binned_error(MAPS["over-confident"], DENSITY, b, "quantile")
+    )
 
 
 @pytest.mark.parametrize(
@@ -343,8 +360,9 @@ def test_summarise_study_by_hand():
     for rep, (est, pval) in enumerate([(0.1, 0.01), (0.3, 0.2), (0.2, 0.04), (0.4, np.nan)]):
         rows.append(("m", 100, rep, "E", "ECE", est, 0.15, 0.25))
         rows.append(("m", 100, rep, "T", "p-value", pval, np.nan, np.nan))
-    df = pd.DataFrame(rows, columns=["map", "n", "rep", "estimator", "kind", "value",
-                                     "target", "truth"])
+    df = pd.DataFrame(
+        rows, columns=["map", "n", "rep", "estimator", "kind", "value", "target", "truth"]
+    )
     out = es.summarise_study(df, alpha=0.05).set_index("estimator")
     e = out.loc["E"]
     assert e.n_rep == 4 and e["mean"] == pytest.approx(0.25)

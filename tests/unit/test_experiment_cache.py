@@ -41,7 +41,12 @@ def _run(**kw):
     """A two-fold experiment with one classifier and one calibrator: two fits when computed."""
     X, y = _tiny()
     return ex.repeated_cv_protocol(
-        {"tiny": (X, y)}, ["LR"], {"counter": Counter()}, n_splits=2, n_repeats=1, disable=True,
+        {"tiny": (X, y)},
+        ["LR"],
+        {"counter": Counter()},
+        n_splits=2,
+        n_repeats=1,
+        disable=True,
         **kw,
     )
 
@@ -192,4 +197,3 @@ def test_protocol_recomputes_after_a_source_change(tmp_path, monkeypatch):
     assert len(list(cache.glob("tiny-LR-*.csv"))) == 2  # under a new key
     q = lambda d: d[d.measure != "FitTime"].value.to_numpy()  # noqa: E731
     np.testing.assert_array_equal(q(first), q(second))
-

@@ -212,8 +212,13 @@ def test_protocol_shapes_and_training_fold_fit(tmp_path):
     SEEN.clear()
     X, y = _tiny(60)
     res = ex.repeated_cv_protocol(
-        {"tiny": (X, y)}, ["LR", "NB"], {"spy": Spy(), "iso": IsotonicCalibration()},
-        n_splits=2, n_repeats=1, cache_dir=tmp_path, disable=True,
+        {"tiny": (X, y)},
+        ["LR", "NB"],
+        {"spy": Spy(), "iso": IsotonicCalibration()},
+        n_splits=2,
+        n_repeats=1,
+        cache_dir=tmp_path,
+        disable=True,
     )
     columns = ["dataset", "classifier", "method", "repeat", "fold", "measure", "value"]
     assert list(res.columns) == columns
@@ -237,8 +242,14 @@ def test_holdout_protocol_uses_separate_calibration_split(tmp_path):
     SEEN.clear()
     X, y = _tiny(80)
     res = ex.holdout_calibration_protocol(
-        {"tiny": (X, y)}, ["LR"], {"spy": Spy()}, calib_size=0.25, n_splits=2, n_repeats=1,
-        cache_dir=tmp_path, disable=True,
+        {"tiny": (X, y)},
+        ["LR"],
+        {"spy": Spy()},
+        calib_size=0.25,
+        n_splits=2,
+        n_repeats=1,
+        cache_dir=tmp_path,
+        disable=True,
     )
     fits = [n for kind, _, n in SEEN if kind == "fit"]
     assert fits == [10, 10]  # 25% of the 40 training rows
@@ -282,10 +293,17 @@ def test_cache_is_keyed_by_library_versions(tmp_path, monkeypatch):
 
 def test_protocol_on_benchmark_and_tables(tmp_path):
     res = ex.repeated_cv_protocol(
-        ["iris", "wine", "breast_cancer"], ["SVM"],
-        {"IsoRegC": IsotonicCalibration(), "Platt": PlattScaling(),
-         "ENIR": ex.paper_calibrators()["ENIR"]},
-        n_splits=2, n_repeats=1, cache_dir=tmp_path, disable=True,
+        ["iris", "wine", "breast_cancer"],
+        ["SVM"],
+        {
+            "IsoRegC": IsotonicCalibration(),
+            "Platt": PlattScaling(),
+            "ENIR": ex.paper_calibrators()["ENIR"],
+        },
+        n_splits=2,
+        n_repeats=1,
+        cache_dir=tmp_path,
+        disable=True,
     )
     assert set(res.dataset) == {"iris", "wine", "breast_cancer"}
     assert res.value.notna().all()
@@ -308,7 +326,7 @@ def _three_datasets():
         (d, clf, m, 0, 0, "RMSE", v * (1.1 if clf == "NB" else 1.0))
         for clf in ("LR", "NB")
         for d, vals in {"a": (0.30, 0.35), "b": (0.20, 0.21), "c": (0.40, 0.45)}.items()
-        for m, v in zip(["ENIR", "raw"], vals)
+        for m, v in zip(["ENIR", "raw"], vals, strict=True)
     ]
     columns = ["dataset", "classifier", "method", "repeat", "fold", "measure", "value"]
     return pd.DataFrame(rows, columns=columns)
@@ -362,7 +380,7 @@ def test_classifier_scores_sigmoid_for_svm():
     s = ex.classifier_scores(svm, X)
     np.testing.assert_allclose(s, 1 / (1 + np.exp(-svm.decision_function(X))))
     assert ((s >= 0) & (s <= 1)).all()
-    with pytest.raises(ValueError, match="names must be a name or a list of names among .LR."):
+    with pytest.raises(ValueError, match=r"names must be a name or a list of names among .LR."):
         ex.base_classifiers(["XYZ"])
 
 
@@ -420,9 +438,11 @@ def test_all_calibrators_are_the_registry_compared_entries():
 
 def test_a_newly_registered_calibrator_joins_the_comparison(monkeypatch):
     extra = registry.CalibratorEntry("newcal", "New", "calibrators.platt:PlattScaling")
-    hidden = registry.CalibratorEntry("hidden", "Hid", "calibrators.platt:PlattScaling", compared=False)
+    hidden = registry.CalibratorEntry(
+        "hidden", "Hid", "calibrators.platt:PlattScaling", compared=False
+    )
     monkeypatch.setattr(registry, "_REGISTRY", (extra, *registry._REGISTRY, hidden))
-    assert list(ex.all_calibrators()) == TABLE_ORDER + ["New"]  # after the book's, never lost
+    assert list(ex.all_calibrators()) == [*TABLE_ORDER, "New"]  # after the book's, never lost
     assert list(ex.paper_calibrators()) == TABLE_ORDER[:3]
 
 
@@ -490,8 +510,14 @@ def test_smooth_and_debiased_columns_equal_direct_calls(tmp_path, n, n_splits):
     assert ex.MEASURES[-2:] == ("smECE", "dCE2")
     X, y = _tiny(n, seed=5)
     res = ex.repeated_cv_protocol(
-        {"tiny": (X, y)}, ["LR"], {"iso": IsotonicCalibration()}, n_splits=n_splits,
-        n_repeats=1, n_bins=10, cache_dir=tmp_path, disable=True,
+        {"tiny": (X, y)},
+        ["LR"],
+        {"iso": IsotonicCalibration()},
+        n_splits=n_splits,
+        n_repeats=1,
+        n_bins=10,
+        cache_dir=tmp_path,
+        disable=True,
     )
     for fold in range(n_splits):
         y_test, preds = _fold_predictions(X, y, n_splits, fold)
@@ -515,8 +541,13 @@ def test_debiased_column_is_signed_and_averages_unclipped(tmp_path):
     X = rng.normal(size=(400, 2))
     y = (rng.uniform(size=400) < 1 / (1 + np.exp(-X[:, 0]))).astype(int)
     res = ex.repeated_cv_protocol(
-        {"cal": (X, y)}, ["LR"], {"spy": Spy()}, n_splits=5, n_repeats=2,
-        cache_dir=tmp_path, disable=True,
+        {"cal": (X, y)},
+        ["LR"],
+        {"spy": Spy()},
+        n_splits=5,
+        n_repeats=2,
+        cache_dir=tmp_path,
+        disable=True,
     )
     d = res[(res.measure == "dCE2") & (res.method == "raw")].value
     assert (d < 0).any() and (d > 0).any()
@@ -546,11 +577,17 @@ def test_debiased_bins_always_leave_a_bin_that_can_be_debiased(n_rows, n_bins, s
 def test_rank_table_takes_the_new_measures(tmp_path):
     data = {f"d{i}": _tiny(90, seed=i) for i in range(4)}
     res = ex.repeated_cv_protocol(
-        data, ["NB"], {"iso": IsotonicCalibration(), "Platt": PlattScaling()},
-        n_splits=2, n_repeats=1, cache_dir=tmp_path, disable=True,
+        data,
+        ["NB"],
+        {"iso": IsotonicCalibration(), "Platt": PlattScaling()},
+        n_splits=2,
+        n_repeats=1,
+        cache_dir=tmp_path,
+        disable=True,
     )
-    ranks, _ = ex.rank_table(res, "NB", ["iso", "Platt", "raw"], measures=["smECE", "dCE2"],
-                             control="iso")
+    ranks, _ = ex.rank_table(
+        res, "NB", ["iso", "Platt", "raw"], measures=["smECE", "dCE2"], control="iso"
+    )
     # lower is better: the ranks follow the data-set means of the signed values
     for meas in ("smECE", "dCE2"):
         means = ex.dataset_means(res, "NB", meas, ["iso", "Platt", "raw"])

@@ -51,12 +51,13 @@ def brute_histogram_binning(s, y, w, n_bins, strategy, prior=0.0):
 
     ids = np.array([paper_bin(v) for v in s], dtype=int)
     if strategy == "quantile":  # each finite edge: midpoint with the largest score below it
-        edges = np.array([e if not np.isfinite(e) else brute_midpoint(s[s < e].max(), e)
-                          for e in paper_edges])
+        edges = np.array(
+            [e if not np.isfinite(e) else brute_midpoint(s[s < e].max(), e) for e in paper_edges]
+        )
     else:
         below = [s[ids <= j].max() if (ids <= j).any() else 0.0 for j in range(n_bins - 1)]
         above = [s[ids > j].min() if (ids > j).any() else 1.0 for j in range(n_bins - 1)]
-        gaps = list(zip(below, above))
+        gaps = list(zip(below, above, strict=True))
         edges = []
         for j, (a, b) in enumerate(gaps):
             t = (gaps[:j].count((a, b)) + 1) / (gaps.count((a, b)) + 1.0)
@@ -69,13 +70,14 @@ def brute_histogram_binning(s, y, w, n_bins, strategy, prior=0.0):
 
     assert [bin_of(v) for v in s] == ids.tolist()  # the training rows keep the papers' bins
     weight, pos = np.zeros(n_bins), np.zeros(n_bins)
-    for k, yi, wi in zip(ids, y, w):
+    for k, yi, wi in zip(ids, y, w, strict=True):
         weight[k] += wi
         pos[k] += wi * yi
     rate = pos.sum() / weight.sum()
     with np.errstate(invalid="ignore", divide="ignore"):
         est = (pos + prior * rate) / (weight + prior)
     est = brute_nearest_fill(est, weight)
+
     def predict(xs):
         return np.array([est[bin_of(x)] for x in xs])
 
@@ -130,7 +132,7 @@ def test_integer_weights_equal_repeated_rows(strategy, data, n_bins):
 @settings(max_examples=80, deadline=None)
 @given(data=calibration_data(), n_bins=st.integers(1, 12))
 def test_quantile_bins_never_split_ties(data, n_bins):
-    s, y, w = data
+    s, y, _w = data
     cal = HistogramBinning(n_bins=n_bins).fit(s, y)
     ids = np.searchsorted(cal.thresholds_, s, side="right")
     for v in np.unique(s):
@@ -181,7 +183,10 @@ def test_uniform_edges_by_hand():
     # edge 1: midpoint of 0.1 and 0.2; edges 2, 3, 4 split (0.3, 0.9) into four parts
     np.testing.assert_allclose(cal.thresholds_, [0.15, 0.45, 0.6, 0.75])
     assert cal.predict([0.2, 0.2 * (1 - 4e-16), 0.1, 0.1 * (1 + 4e-16)]).tolist() == [
-        0.5, 0.5, 0.0, 0.0,
+        0.5,
+        0.5,
+        0.0,
+        0.0,
     ]
 
 

@@ -69,7 +69,7 @@ def test_step_map_is_monotone_and_block_values_are_block_means(rows):
     cal = IsotonicCalibration().fit(s, y)
     assert np.all(np.diff(cal.step_values_) > 0)
     for lo, hi, value, weight in zip(
-        cal.block_lower_, cal.block_upper_, cal.step_values_, cal.block_weights_
+        cal.block_lower_, cal.block_upper_, cal.step_values_, cal.block_weights_, strict=True
     ):
         inside = (s >= lo) & (s <= hi)
         assert inside.sum() == weight
@@ -163,9 +163,9 @@ def test_fused_fit_equals_the_old_steps_bit_for_bit(kind, seed):
     for increasing in (True, False):
         cal = IsotonicCalibration(increasing=increasing).fit(s, y)
         new = (cal.block_lower_, cal.block_upper_, cal.block_weights_, cal.step_values_)
-        for a, b in zip(new, _old_isotonic_fit(s, y, increasing)):
+        for a, b in zip(new, _old_isotonic_fit(s, y, increasing), strict=True):
             assert _same_bits(a, b)
-    for a, b in zip(sorted_runs(s, y), _old_sorted_runs(s, y)):
+    for a, b in zip(sorted_runs(s, y), _old_sorted_runs(s, y), strict=True):
         assert _same_bits(a, b)
 
 
@@ -174,5 +174,5 @@ def test_fused_fit_with_one_row_per_class_and_sorted_input():
         s, y = np.asarray(s, dtype=float), np.asarray(y, dtype=float)
         cal = IsotonicCalibration().fit(s, y)
         new = (cal.block_lower_, cal.block_upper_, cal.block_weights_, cal.step_values_)
-        for a, b in zip(new, _old_isotonic_fit(s, y, True)):
+        for a, b in zip(new, _old_isotonic_fit(s, y, True), strict=True):
             assert _same_bits(a, b)

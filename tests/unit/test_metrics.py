@@ -114,7 +114,7 @@ def test_quantile_bins_never_split_ties(data, n_bins):
     curve = reliability_curve(y, p, n_bins=n_bins, strategy="quantile")
     # every distinct value lies in exactly one bin: bins' value ranges are disjoint
     ranges = []
-    for lo, hi in zip(curve["bin_lower"], curve["bin_upper"]):
+    for lo, hi in zip(curve["bin_lower"], curve["bin_upper"], strict=True):
         inside = p[(p >= lo) & ((p < hi) | (hi == p.max()))]
         ranges.append(np.unique(inside))
     from calibbook._utils.binning import assign_bins, bin_edges
@@ -167,7 +167,7 @@ def test_reliability_intervals_match_scipy(interval, method):
     y = (rng.uniform(size=400) < p).astype(int)
     curve = reliability_curve(y, p, n_bins=8, confidence=0.9, interval=interval)
     for _, row in curve.iterrows():
-        k, n = int(round(row["observed"] * row["count"])), int(row["count"])
+        k, n = round(row["observed"] * row["count"]), int(row["count"])
         ci = stats.binomtest(k, n).proportion_ci(confidence_level=0.9, method=method)
         assert row["ci_lower"] == pytest.approx(ci.low, abs=1e-9)
         assert row["ci_upper"] == pytest.approx(ci.high, abs=1e-9)
@@ -241,7 +241,7 @@ BAD_INPUTS = [
 ]
 
 
-@pytest.mark.parametrize("func", METRICS + [reliability_curve, calibration_report])
+@pytest.mark.parametrize("func", [*METRICS, reliability_curve, calibration_report])
 @pytest.mark.parametrize("override,message", BAD_INPUTS)
 def test_metrics_reject_bad_input(func, override, message):
     kwargs = dict(y_true=GOOD_Y, y_prob=GOOD_P)
@@ -281,7 +281,7 @@ def test_single_class_is_fine_for_calibration_errors():
 
 def authors_groups_ece_mce(y, p):
     """getECE.m / getMCE.m of the authors' code, transcribed with MATLAB's 1-based ranges."""
-    ordered = sorted(zip(p, y))  # sortrows([predictions, labels])
+    ordered = sorted(zip(p, y, strict=True))  # sortrows([predictions, labels])
     N = len(ordered)
     rest, up, down = N % 10, -(-N // 10), N // 10
     S, W = [], []
@@ -322,7 +322,7 @@ def test_positional_strategy_splits_a_tie_by_label():
 
 
 def test_positional_strategy_rejects_weights():
-    with pytest.raises(ValueError, match="positional.*sample_weight"):
+    with pytest.raises(ValueError, match=r"positional.*sample_weight"):
         expected_calibration_error([0, 1], [0.2, 0.7], strategy="positional", sample_weight=[1, 2])
 
 
@@ -378,7 +378,7 @@ def test_calibration_report_extra_columns_for_several_models():
     p = rng.uniform(size=300)
     y = (rng.uniform(size=p.size) < p).astype(int)
     report = calibration_report(y, {"a": p, "b": p**2}, extra=["slope", "smECE"])
-    assert list(report.columns) == list(REPORT_COLUMNS) + ["slope", "smECE"]
+    assert list(report.columns) == [*list(REPORT_COLUMNS), "slope", "smECE"]
     assert report.loc["b", "smECE"] > report.loc["a", "smECE"]  # p**2 is miscalibrated
-    with pytest.raises(ValueError, match="extra must be.*'smECE'.*got.*'nope'"):
+    with pytest.raises(ValueError, match=r"extra must be.*'smECE'.*got.*'nope'"):
         calibration_report(y, p, extra=["smECE", "nope"])

@@ -204,7 +204,9 @@ def test_bic_by_hand():
     assert NearIsotonicRegression().fit([1, 2, 3], [0.0, 0.5, 2.0]).lam_ == 0.0
     # a constant response: every model is the same
     assert NearIsotonicRegression().fit([1, 2, 3], [0.3, 0.3, 0.3]).step_values_.tolist() == [
-        0.3, 0.3, 0.3,
+        0.3,
+        0.3,
+        0.3,
     ]
 
 
@@ -223,8 +225,10 @@ def test_default_regularises_at_large_n(binary):
     y = (rng.uniform(size=n) < s).astype(float) if binary else s + rng.normal(size=n)
     grid = np.linspace(0.02, 0.98, 200)
     iso = IsotonicRegression(out_of_bounds="clip").fit(s, y).predict(grid)
-    err = {lam: np.abs(NearIsotonicRegression(lam=lam).fit(s, y).predict(grid) - grid).mean()
-           for lam in ("bic", 1.0)}
+    err = {
+        lam: np.abs(NearIsotonicRegression(lam=lam).fit(s, y).predict(grid) - grid).mean()
+        for lam in ("bic", 1.0)
+    }
     iso_err = np.abs(iso - grid).mean()
     assert err["bic"] < 1.5 * iso_err < err[1.0]
 
@@ -259,8 +263,9 @@ def assert_same_path(y, w):
     np.testing.assert_allclose(path.breakpoints, model_lam, rtol=1e-13, atol=0)
     starts = np.searchsorted(event_model, np.arange(model_lam.size + 1))  # of all merges
     np.testing.assert_array_equal(path._n_fused + new[5][1:], starts[1:])
-    blocks, binned, _ = _old_path_models(w, sums, *old[1:], event_model, model_lam,
-                                         np.zeros(model_lam.size, np.bool_), not binary)
+    blocks, binned, _ = _old_path_models(
+        w, sums, *old[1:], event_model, model_lam, np.zeros(model_lam.size, np.bool_), not binary
+    )
     np.testing.assert_array_equal(new[7], blocks)
     np.testing.assert_allclose(new[8], binned, rtol=1e-12, atol=1e-9)
     api = near_isotonic_path(np.arange(y.size), y, w)  # the same path, through the API
@@ -276,8 +281,11 @@ def assert_same_path(y, w):
 
 @settings(max_examples=300, deadline=None)
 @given(
-    st.lists(st.tuples(st.sampled_from([0.0, 1.0, 0.5, 0.25]), st.integers(1, 3)), min_size=1,
-             max_size=60),
+    st.lists(
+        st.tuples(st.sampled_from([0.0, 1.0, 0.5, 0.25]), st.integers(1, 3)),
+        min_size=1,
+        max_size=60,
+    ),
     st.booleans(),
 )
 def test_path_agrees_with_the_path_before_issue_18(rows, real):
@@ -324,7 +332,7 @@ def test_segments_split_at_the_isotonic_blocks_only():
 def test_radix_heap_bucket_of_a_key():
     from calibbook._kernels.neariso.heap import _bucket
 
-    keys = np.array([0.0, 1e-300, 0.5, 0.5 + 2 ** -53, 1.0, 3.0, 1e300, np.inf])
+    keys = np.array([0.0, 1e-300, 0.5, 0.5 + 2**-53, 1.0, 3.0, 1e300, np.inf])
     bits = keys.view(np.int64)
     for a in bits:
         for b in bits:
@@ -332,4 +340,3 @@ def test_radix_heap_bucket_of_a_key():
                 assert _bucket(a, b) == 0
             else:  # 1 + the highest bit in which the patterns differ
                 assert _bucket(a, b) == int(a ^ b).bit_length()
-

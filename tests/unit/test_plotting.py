@@ -4,13 +4,13 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from matplotlib.colors import to_hex  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from matplotlib.colors import to_hex
 
-from calibbook.metrics import reliability_curve  # noqa: E402
-from calibbook.plotting import (  # noqa: E402
+from calibbook.metrics import reliability_curve
+from calibbook.plotting import (
     COLORS,
     histogram_axes,
     label_outer,
@@ -33,7 +33,7 @@ def test_single_model_diagram(data):
     diagonals = [ln for ln in ax.get_lines() if ln.get_gid() == "calibbook-diagonal"]
     assert len(diagonals) == 1
     curve = reliability_curve(y, p)
-    drawn = [c for c in ax.containers if c.get_label() == "model"][0].lines[0]
+    drawn = next(c for c in ax.containers if c.get_label() == "model").lines[0]
     np.testing.assert_allclose(drawn.get_xdata(), curve["mean_predicted"])
     np.testing.assert_allclose(drawn.get_ydata(), curve["observed"])
     hax = ax._calibbook_histogram_axes
@@ -99,8 +99,10 @@ def _curve_and_histogram_colours(ax):
     """Colour of each model's curve, and of its two histogram stairs, in drawing order."""
     curves = [to_hex(c.lines[0].get_color()) for c in ax.containers]
     hax = histogram_axes(ax)
-    bars = [to_hex(bar.get_facecolor() if bar.get_fill() else bar.get_edgecolor())
-            for bar in hax.patches]
+    bars = [
+        to_hex(bar.get_facecolor() if bar.get_fill() else bar.get_edgecolor())
+        for bar in hax.patches
+    ]
     return curves, bars
 
 
@@ -120,7 +122,7 @@ def test_colours_advance_the_axes_cycle_as_plot_does(data, styled):
         reliability_diagram(y, p, ax=ax, label="given", color="#123456")  # takes no cycle colour
         reliability_diagram(y, p**3, ax=ax, label="fourth")
         curves, bars = _curve_and_histogram_colours(ax)
-        assert curves == plain[:3] + ["#123456", plain[3]]
+        assert curves == [*plain[:3], "#123456", plain[3]]
         assert bars == [c for c in curves for _ in range(2)]  # filled and outlined, same colour
         # one cycle step per model, no more: a line drawn next takes the next colour
         assert to_hex(ax.plot([0, 1], [0, 1])[0].get_color()) == plain[4]
@@ -139,18 +141,28 @@ def test_consistency_bands_are_drawn_with_their_values(data, strategy, weighted)
     y, p = data
     w = np.random.default_rng(1).integers(1, 4, p.size).astype(float) if weighted else None
     fig, ax = plt.subplots()
-    reliability_diagram(y, p, ax=ax, label="model", strategy=strategy, sample_weight=w,
-                        consistency_bands=True, n_resamples=300, random_state=3)
+    reliability_diagram(
+        y,
+        p,
+        ax=ax,
+        label="model",
+        strategy=strategy,
+        sample_weight=w,
+        consistency_bands=True,
+        n_resamples=300,
+        random_state=3,
+    )
     (band,) = _bands_drawn(ax)
-    expected = consistency_bands(p, strategy=strategy, sample_weight=w, n_resamples=300,
-                                 random_state=3)
+    expected = consistency_bands(
+        p, strategy=strategy, sample_weight=w, n_resamples=300, random_state=3
+    )
     segments = np.array(band.get_segments())  # one vertical segment per bin
     np.testing.assert_array_equal(segments[:, 0, 0], expected.mean_predicted)
     np.testing.assert_array_equal(segments[:, 1, 0], expected.mean_predicted)
     np.testing.assert_array_equal(segments[:, 0, 1], expected.lower)
     np.testing.assert_array_equal(segments[:, 1, 1], expected.upper)
     # the bars stand at the curve's points, in the curve's colour
-    curve = [c for c in ax.containers if c.get_label() == "model"][0].lines[0]
+    curve = next(c for c in ax.containers if c.get_label() == "model").lines[0]
     np.testing.assert_allclose(curve.get_xdata(), expected.mean_predicted)
     assert to_hex(band.get_colors()[0]) == to_hex(curve.get_color())
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
@@ -164,7 +176,8 @@ def test_consistency_bands_legend_level_and_overlays(data):
     reliability_diagram(y, p, ax=ax, consistency_bands=True, band_level=0.975, random_state=0)
     # no label: the legend still names the band
     assert [t.get_text() for t in ax.get_legend().get_texts()] == [
-        "perfect calibration", "97.5% consistency band"
+        "perfect calibration",
+        "97.5% consistency band",
     ]
     reliability_diagram(y, {"a": p, "b": p**2}, ax=ax2, consistency_bands=True, random_state=0)
     bands = _bands_drawn(ax2)

@@ -86,8 +86,11 @@ def blocks_at(weights, path_sums, score_sums, values, starts, tol):
         bw[b], bs[b], bx[b] = w, s, x
         right_viol = 0.0
         if b + 1 < n_blocks:
-            right_viol = 1.0 if path_sums[end - 1] / weights[end - 1] > (
-                path_sums[end] / weights[end] + tol) else 0.0
+            right_viol = (
+                1.0
+                if path_sums[end - 1] / weights[end - 1] > (path_sums[end] / weights[end] + tol)
+                else 0.0
+            )
         coef[b] = (right_viol - left_viol) / w
         left_viol = right_viol
     return bw, bs, bx, coef
@@ -107,8 +110,20 @@ def _unlist(moving, where, n_moving, b):
 
 
 @njit(cache=True)
-def exact_fits(block_weight, block_sum, block_coef, left, right, coef_after, model_after,
-               first_model, model_lam, model_fit, evaluate, gaussian=False):
+def exact_fits(
+    block_weight,
+    block_sum,
+    block_coef,
+    left,
+    right,
+    coef_after,
+    model_after,
+    first_model,
+    model_lam,
+    model_fit,
+    evaluate,
+    gaussian=False,
+):
     """Goodness of fit of the near-isotonic values of the models with ``evaluate[t]``.
 
     Starts from the blocks of model ``first_model`` (from :func:`blocks_at`) and replays
@@ -154,15 +169,26 @@ def exact_fits(block_weight, block_sum, block_coef, left, right, coef_after, mod
             for i in range(n_moving):
                 b = moving[i]
                 mean = S[b] / W[b]
-                total += (_block_term(S[b], W[b], mean - lam * coef[b], gaussian)
-                          - _block_term(S[b], W[b], mean, gaussian))
+                total += _block_term(S[b], W[b], mean - lam * coef[b], gaussian) - _block_term(
+                    S[b], W[b], mean, gaussian
+                )
             fitted[t] = total
     return fitted
 
 
 @njit(cache=True)
-def model_average(block_weight, block_sum, block_score_sum, block_coef, left, right, coef_after,
-                  model_after, model_lam, model_weight):
+def model_average(
+    block_weight,
+    block_sum,
+    block_score_sum,
+    block_coef,
+    left,
+    right,
+    coef_after,
+    model_after,
+    model_lam,
+    model_weight,
+):
     """Value of each block of the weighted average of the path's smoothed models.
 
     Each block's smoothed value (W p + e (1 - |o - e|)) / (W + 1 - |o - e|), with p

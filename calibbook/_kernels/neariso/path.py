@@ -45,7 +45,7 @@ def _records(n):
     cache line each), and the same memory as an (n, 16) int32 array."""
     buf = np.empty(8 * n + 8, np.float64)
     off = ((64 - buf.ctypes.data % 64) % 64) // 8
-    flat = buf[off:off + 8 * n]
+    flat = buf[off : off + 8 * n]
     return flat.reshape((n, 8)), flat.view(np.int32).reshape((n, 16))
 
 
@@ -89,7 +89,7 @@ def _segments(pav_w, pav_s, pav_first, n_pav, block_viol, m, gap):
             starts[n_segments] = first
     n_segments += 1
     starts[n_segments] = m
-    return starts[:n_segments + 1]
+    return starts[: n_segments + 1]
 
 
 # The phases of scored_path and the steps of _segment_path are inlined (inline="always")
@@ -165,8 +165,23 @@ def _rescore(rec, SS, h, g, gaussian):
 
 
 @njit(cache=True)
-def _segment_path(rec, rec_int, SS, size, tol, score, keys, nodes, meta, out_lam, out_left,
-                  out_right, out_coef, out_delta, n_out):
+def _segment_path(
+    rec,
+    rec_int,
+    SS,
+    size,
+    tol,
+    score,
+    keys,
+    nodes,
+    meta,
+    out_lam,
+    out_left,
+    out_right,
+    out_coef,
+    out_delta,
+    n_out,
+):
     """The near-isotonic path of the blocks 0 .. size - 1 of ``rec`` alone (a segment; see
     :func:`_segments`); ``SS``, if not empty, holds their separate score sums.
 
@@ -178,8 +193,9 @@ def _segment_path(rec, rec_int, SS, size, tol, score, keys, nodes, meta, out_lam
     # the radix heap of merge times, one live entry per block (its pair with the next one)
     last_bits = np.int64(0)
     for j in range(size - 1):
-        t = _merge_time(rec[j, _MEAN], rec[j, _COEF], rec[j + 1, _MEAN], rec[j + 1, _COEF],
-                        0.0, tol)
+        t = _merge_time(
+            rec[j, _MEAN], rec[j, _COEF], rec[j + 1, _MEAN], rec[j + 1, _COEF], 0.0, tol
+        )
         _schedule(rec, keys, nodes, meta, j, t, 0.0, last_bits)
     while meta[_HELD] > 0:
         bits, h, last_bits = _pop_min(keys, nodes, meta, last_bits)
@@ -267,13 +283,23 @@ def _fuse_runs(weights, sums, score_sums, separate, tol):
             top = _pool(pav_w, pav_s, pav_first, top, w, s, m)
             m += 1
             head = i + 1
-    return (block_w, block_s, block_ss, block_head, block_viol, run_viol, pav_w, pav_s,
-            pav_first, m, top + 1)
+    return (
+        block_w,
+        block_s,
+        block_ss,
+        block_head,
+        block_viol,
+        run_viol,
+        pav_w,
+        pav_s,
+        pav_first,
+        m,
+        top + 1,
+    )
 
 
 @njit(cache=True, inline="always")
-def _solve_segments(block_w, block_s, block_ss, block_head, block_viol, seg_start, tol, score,
-                    seg):
+def _solve_segments(block_w, block_s, block_ss, block_head, block_viol, seg_start, tol, score, seg):
     """The path of each segment alone (:func:`_segment_path`), one after the other in the
     same records and heap, sized for the largest. Segment k's merges go to the arrays of
     ``seg`` (lam, left, right, c, change of the fit) after those of segment k - 1.
@@ -303,9 +329,23 @@ def _solve_segments(block_w, block_s, block_ss, block_head, block_viol, seg_star
             rec_int[t, _HEAD], rec_int[t, _VIOL] = block_head[j0 + t], block_viol[j0 + t]
             if separate:
                 local_ss[t] = block_ss[j0 + t]
-        done, seg_fit = _segment_path(rec, rec_int, local_ss, size, tol, score, keys, nodes,
-                                      meta, seg_lam, seg_left, seg_right, seg_coef, seg_delta,
-                                      seg_events[k])
+        done, seg_fit = _segment_path(
+            rec,
+            rec_int,
+            local_ss,
+            size,
+            tol,
+            score,
+            keys,
+            nodes,
+            meta,
+            seg_lam,
+            seg_left,
+            seg_right,
+            seg_coef,
+            seg_delta,
+            seg_events[k],
+        )
         seg_events[k + 1] = done
         fit += seg_fit
         h = 0 if size > 0 else -1  # the segment's first block keeps its index to the end
@@ -386,9 +426,16 @@ def _interleave(seg, seg_events, n_blocks, fit, scoring, rel_tol):
         model_fit[model] = fit
     n_models = model + 1
     model_start[n_models] = n_events
-    return (event_lam, event_left, event_right, event_coef, model_start[:n_models + 1],
-            model_lam[:n_models], model_blocks[:n_models],
-            model_fit[:n_models] if scoring else model_fit)
+    return (
+        event_lam,
+        event_left,
+        event_right,
+        event_coef,
+        model_start[: n_models + 1],
+        model_lam[:n_models],
+        model_blocks[:n_models],
+        model_fit[:n_models] if scoring else model_fit,
+    )
 
 
 @njit(cache=True)
@@ -458,20 +505,32 @@ def scored_path(weights, sums, score_sums, score=0, tol=1e-12, rel_tol=1e-12):
         scale = max(scale, abs(sums[i] / weights[i]))
     tol = tol * (1.0 + scale)
     # the fusing is not written out as merges: fused_events derives it from the runs
-    (block_w, block_s, block_ss, block_head, block_viol, run_viol, pav_w, pav_s, pav_first,
-     m, n_pav) = _fuse_runs(weights, sums, score_sums, separate, tol)
+    (
+        block_w,
+        block_s,
+        block_ss,
+        block_head,
+        block_viol,
+        run_viol,
+        pav_w,
+        pav_s,
+        pav_first,
+        m,
+        n_pav,
+    ) = _fuse_runs(weights, sums, score_sums, separate, tol)
     seg_start = _segments(pav_w, pav_s, pav_first, n_pav, block_viol, m, 1e-9 * (1.0 + scale))
     # each segment's merges, in its lam order. They go where the blocks were: segment k
     # has at most (its blocks - 1) merges, so the merges of segments 0 .. k end before
     # its last block, and its own blocks are in the records by then (memory already
     # touched is cheaper to write than new pages; the stack is read out by now)
     seg = (block_w, block_head, pav_first, block_s, pav_w)  # lam, left, right, c, fit change
-    seg_events, final_heads, fit = _solve_segments(block_w, block_s, block_ss, block_head,
-                                                   block_viol, seg_start, tol, score, seg)
+    seg_events, final_heads, fit = _solve_segments(
+        block_w, block_s, block_ss, block_head, block_viol, seg_start, tol, score, seg
+    )
     lam, left, right, coef, start, model_lam, blocks, model_fit = _interleave(
-        seg, seg_events, m, fit, scoring, rel_tol)
-    return (lam, left, right, coef, run_viol, start, model_lam, blocks, model_fit, final_heads,
-            tol)
+        seg, seg_events, m, fit, scoring, rel_tol
+    )
+    return (lam, left, right, coef, run_viol, start, model_lam, blocks, model_fit, final_heads, tol)
 
 
 @njit(cache=True)
