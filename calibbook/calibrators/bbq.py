@@ -111,11 +111,11 @@ class BBQ(BaseCalibrator):
         Their log marginal likelihoods.
     thresholds_ : ndarray (K - 1,)
         Inner edges of the averaged map, a step function: the union of the averaged
-        binnings' cuts, increasing. A score s falls in cell #{thresholds_ <= s}.
+        binnings' cuts, increasing. A score s falls in cell ``#{thresholds_ <= s}``.
         (``bin_edges_`` before 0.2; the old name warns until 0.3.)
     step_values_ : ndarray (K,)
         The averaged map's value on each cell: ``step_values_[i]`` on
-        [thresholds_[i - 1], thresholds_[i]). Every step map of calibbook names
+        ``[thresholds_[i - 1], thresholds_[i])``. Every step map of calibbook names
         its values ``step_values_``. (``bin_estimates_`` before 0.2; the old name
         warns until 0.3.)
 

@@ -108,7 +108,7 @@ class HistogramBinning(BaseCalibrator):
         Number of bins used, B.
     thresholds_ : ndarray of shape (n_bins_ - 1,)
         Inner bin edges only (the outer ones are the whole real line), non-decreasing;
-        a score s falls in bin #{thresholds_ <= s}. (``bin_edges_`` before 0.2; the
+        a score s falls in bin ``#{thresholds_ <= s}``. (``bin_edges_`` before 0.2; the
         old name warns until 0.3.) Each
         finite edge lies strictly between two neighbouring distinct training scores,
         never on one (see Notes). Quantile edges that coincide mark bins that heavy

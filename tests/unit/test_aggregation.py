@@ -78,7 +78,7 @@ def test_kde_and_dpm_on_aggregated_rows(seed):
         assert gap(lambda a=algorithm: KDECalibration(algorithm=a))[0] < 1e-9
     assert gap(lambda: KDECalibration(kernel="epanechnikov"))[0] < 1e-9
     diff, raw, agg = gap(KDECalibration)
-    assert (raw.method_, agg.method_) == ("binned", "exact")  # 4000 rows, < 2000 unique
+    assert (raw.algorithm_, agg.algorithm_) == ("binned", "exact")  # 4000 rows, < 2000 unique
     assert diff <= raw.binned_tol
     diff, raw, agg = gap(lambda: DPMCalibration(max_iter=200))
     assert [m.n_iter_ for m in raw.mixtures_] == [m.n_iter_ for m in agg.mixtures_]
