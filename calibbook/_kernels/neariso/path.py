@@ -92,12 +92,12 @@ def _segments(pav_w, pav_s, pav_first, n_pav, block_viol, m, gap):
     return starts[: n_segments + 1]
 
 
-# The phases of scored_path and the steps of _segment_path are inlined (inline="always")
-# into their one caller before it is typed: the split costs neither compile time (each would
-# otherwise be compiled, cached and linked on its own) nor calls in the loops.
-# Compile time is also why integers passed to a kernel start as np.int64(0), not 0, and a
-# node is passed as the int32 it is stored as: numba compiles a callee once per argument
-# type, and a literal 0 (Literal[int](0)) or an int64 node would be one more compilation.
+# The phases of scored_path and the set-up of a segment are inlined (inline="always") into
+# their one caller before it is typed: the split costs no compile time (each would otherwise
+# be compiled, cached and linked on its own). Compile time is also why integers passed to a
+# kernel start as np.int64(0), not 0, and a node goes to the heap as the int32 it is stored
+# as: numba compiles a callee once per argument type, and a literal 0 (Literal[int](0)) or
+# an int64 node would be one more compilation.
 @njit(cache=True, inline="always")
 def _start_segment(rec, rec_int, SS, size, score):
     """Fill the derived fields of the records 0 .. size - 1 of a segment (their weights,
@@ -117,51 +117,6 @@ def _start_segment(rec, rec_int, SS, size, score):
             rec[j, _OWN] = _block_term(ss, w, ss / w, gaussian)
             fit += rec[j, _OWN]
     return fit
-
-
-@njit(cache=True, inline="always")
-def _schedule(rec, keys, nodes, meta, h, t, lam, last_bits):
-    """Queue block h's merge with its right neighbour at time t (not before lam), unless
-    t is +inf (never). The key is also h's live key: any older entry of h is stale."""
-    if t < np.inf:
-        key = t if t > lam else lam
-        rec[h, _KEY] = key
-        bits = _bits(key)
-        _push(keys, nodes, meta, _bucket(bits, last_bits), bits, np.int32(h))  # int32 as in nodes
-
-
-@njit(cache=True, inline="always")
-def _absorb(rec, rec_int, h, g):
-    """Block h takes in its right neighbour g (their values are equal now): h gets the
-    joint weight, sum, mean and c, g's violation flag and right neighbour. The pairs
-    (h, g) and (g, its next) are gone, so neither block has a live heap key."""
-    rec[g, _KEY] = -1.0
-    rec[h, _KEY] = -1.0
-    w = rec[h, _W] + rec[g, _W]
-    total = rec[h, _S] + rec[g, _S]
-    viol = rec_int[g, _VIOL]
-    q = rec_int[g, _NXT]
-    p = rec_int[h, _PRV]
-    rec[h, _W], rec[h, _S], rec[h, _MEAN] = w, total, total / w
-    rec[h, _COEF] = (viol - (rec_int[p, _VIOL] if p >= 0 else 0)) / w
-    rec_int[h, _VIOL], rec_int[h, _NXT] = viol, q
-    if q >= 0:
-        rec_int[q, _PRV] = h
-
-
-@njit(cache=True, inline="always")
-def _rescore(rec, SS, h, g, gaussian):
-    """The change of the binned fit when block h has taken in g: the merged block's term
-    replaces theirs (in ``SS``, if not empty, h takes in g's score sum too)."""
-    separate = SS.shape[0] > 0
-    if separate:
-        SS[h] += SS[g]
-    w = rec[h, _W]
-    ss = SS[h] if separate else rec[h, _S]
-    own = _block_term(ss, w, ss / w, gaussian)
-    delta = own - rec[h, _OWN] - rec[g, _OWN]
-    rec[h, _OWN] = own
-    return delta
 
 
 @njit(cache=True)
@@ -188,7 +143,14 @@ def _segment_path(
     Appends its merges, in lam order, from ``n_out`` on: lambda, the first runs of the two
     blocks, c of the merged block and (when scored) the change of the binned fit.
     Returns the new count and the segment's binned fit at lam = 0.
+
+    A heap key is the bit pattern of a merge time (see :mod:`.heap`), and a block's live
+    key the time itself (-1: none); an entry whose time is not its block's live key is
+    stale. The loop's steps stay inline: helpers taking the arrays would add reference
+    counting to every merge.
     """
+    gaussian = score == 2
+    separate = SS.shape[0] > 0
     fit = _start_segment(rec, rec_int, SS, size, score)
     # the radix heap of merge times, one live entry per block (its pair with the next one)
     last_bits = np.int64(0)
@@ -196,30 +158,53 @@ def _segment_path(
         t = _merge_time(
             rec[j, _MEAN], rec[j, _COEF], rec[j + 1, _MEAN], rec[j + 1, _COEF], 0.0, tol
         )
-        _schedule(rec, keys, nodes, meta, j, t, 0.0, last_bits)
+        if t < np.inf:
+            rec[j, _KEY] = key = t if t > 0.0 else 0.0
+            _push(keys, nodes, meta, _bucket(_bits(key), last_bits), _bits(key), np.int32(j))
     while meta[_HELD] > 0:
         bits, h, last_bits = _pop_min(keys, nodes, meta, last_bits)
-        if rec[h, _KEY] != _double(bits):
-            continue  # stale: the pair changed since this time was computed
         lam = _double(bits)  # pushed keys are at least lam, so lam never decreases
+        if rec[h, _KEY] != lam:
+            continue  # stale: the pair changed since this time was computed
         g = rec_int[h, _NXT]
-        _absorb(rec, rec_int, h, g)
+        rec[g, _KEY] = -1.0  # g's pair is gone
+        # h absorbs g; the pair to the right keeps g's order (values are equal now)
+        w = rec[h, _W] + rec[g, _W]
+        total = rec[h, _S] + rec[g, _S]
+        viol = rec_int[g, _VIOL]
+        q = rec_int[g, _NXT]
+        p = rec_int[h, _PRV]
+        mean_h = total / w
+        coef_h = (viol - (rec_int[p, _VIOL] if p >= 0 else 0)) / w
+        rec[h, _W], rec[h, _S], rec[h, _MEAN], rec[h, _COEF] = w, total, mean_h, coef_h
+        rec_int[h, _VIOL], rec_int[h, _NXT] = viol, q
+        if q >= 0:
+            rec_int[q, _PRV] = h
         out_lam[n_out] = lam
         out_left[n_out] = rec_int[h, _HEAD]
         out_right[n_out] = rec_int[g, _HEAD]
-        out_coef[n_out] = rec[h, _COEF]
-        if score > 0:
-            out_delta[n_out] = _rescore(rec, SS, h, g, score == 2)
+        out_coef[n_out] = coef_h
+        if score > 0:  # the merged block's term replaces theirs
+            if separate:
+                SS[h] += SS[g]
+            ss = SS[h] if separate else total
+            own = _block_term(ss, w, ss / w, gaussian)
+            out_delta[n_out] = own - rec[h, _OWN] - rec[g, _OWN]
+            rec[h, _OWN] = own
         n_out += 1
         # new times for (h, q) and, as h's slope changed, for (p, h)
-        q, p = rec_int[h, _NXT], rec_int[h, _PRV]
+        rec[h, _KEY] = -1.0
         if q >= 0:
-            t = _merge_time(rec[h, _MEAN], rec[h, _COEF], rec[q, _MEAN], rec[q, _COEF], lam, tol)
-            _schedule(rec, keys, nodes, meta, h, t, lam, last_bits)
+            t = _merge_time(mean_h, coef_h, rec[q, _MEAN], rec[q, _COEF], lam, tol)
+            if t < np.inf:
+                rec[h, _KEY] = key = t if t > lam else lam
+                _push(keys, nodes, meta, _bucket(_bits(key), last_bits), _bits(key), h)
         if p >= 0:
             rec[p, _KEY] = -1.0
-            t = _merge_time(rec[p, _MEAN], rec[p, _COEF], rec[h, _MEAN], rec[h, _COEF], lam, tol)
-            _schedule(rec, keys, nodes, meta, p, t, lam, last_bits)
+            t = _merge_time(rec[p, _MEAN], rec[p, _COEF], mean_h, coef_h, lam, tol)
+            if t < np.inf:
+                rec[p, _KEY] = key = t if t > lam else lam
+                _push(keys, nodes, meta, _bucket(_bits(key), last_bits), _bits(key), p)
     return n_out, fit
 
 
