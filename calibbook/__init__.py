@@ -34,6 +34,7 @@ _MOVED = {m: f"calibbook.calibrators.{m}" for m in _CALIBRATOR_MODULES} | {
 _LAZY = {
     "BaseCalibrator": "calibbook.base",
     "InvalidParameterError": "calibbook._utils.params",
+    "LowWeightWarning": "calibbook._utils.weights",
     "HistogramBinning": "calibbook.calibrators.histogram_binning",
     "PlattScaling": "calibbook.calibrators.platt",
     "TemperatureScaling": "calibbook.calibrators.platt",

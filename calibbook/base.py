@@ -167,8 +167,12 @@ class BaseCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
         y : array-like of shape (n_samples,)
             Binary labels in {0, 1} (or booleans); both classes must be present.
         sample_weight : array-like of shape (n_samples,), optional
-            Non-negative weights; an integer weight is equivalent to repeating
-            the row that many times.
+            Non-negative frequency weights: an integer weight is equivalent to
+            repeating the row that many times, and the fit depends on the total
+            as well as the proportions (weights that sum to 1 are one case). A
+            total below two cases per bin, block or kernel warns with
+            :class:`calibbook.LowWeightWarning`; rescale relative importances to
+            sum to the number of rows.
 
         Returns
         -------

@@ -31,6 +31,7 @@ PENDING: dict[str, str] = {}
 NO_PAPER: dict[str, str] = {
     "calibbook.plotting.label_outer": "a layout helper",
     "calibbook.InvalidParameterError": "an exception type",
+    "calibbook.LowWeightWarning": "a warning type",
     "calibbook.experiments.guide.auc_changes": "reads the book's own comparison",
     "calibbook.experiments.guide.book_recommendations": "reads the book's own comparison",
     "calibbook.experiments.guide.recommendations": "reads the book's own comparison",
