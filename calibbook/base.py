@@ -150,6 +150,17 @@ class BaseCalibrator(ClassifierMixin, TransformerMixin, BaseEstimator):
         """Whether scores must be probabilities: with ``logit_input`` (subclasses may say more)."""
         return bool(getattr(self, "logit_input", False))
 
+    @property
+    def _units(self):
+        """How the fitted map follows a change of the score's units (issue 28).
+
+        ``"affine"``: ``fit(a * s + b)`` predicts at ``a * t + b`` what ``fit(s)`` predicts
+        at ``t``, for every a > 0 and b that keep the scores finite; ``"scale"``: the same
+        with b = 0 only; None: the scores are probabilities, whose units are fixed.
+        Subclasses whose map is not affine-invariant override it.
+        """
+        return None if self._requires_probabilities else "affine"
+
     def _features(self, scores):
         """What the map is fitted on: the clipped logit with ``logit_input``, else the score."""
         return clipped_logit(scores) if getattr(self, "logit_input", False) else scores
