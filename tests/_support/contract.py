@@ -8,6 +8,37 @@ import pytest
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
+from calibbook.registry import registered
+
+# Parameter variants that change the code path; the defaults always run.
+VARIANTS = {
+    "sigmoid": [{"logit_input": True}],
+    "temperature": [{"logit_input": True}],
+    "isotonic": [{"interpolation": "linear"}, {"increasing": False}],
+    "histogram": [{"strategy": "uniform", "n_bins": 7}, {"n_bins": 7}],
+    "kde": [
+        {"kernel": "epanechnikov", "reflect": True},
+        {"algorithm": "binned"},
+        {"logit_input": True},
+    ],
+    "dpm": [{"logit_input": True}],
+}
+CASES = [(e.name, {}) for e in registered()] + [
+    (name, params) for name, variants in VARIANTS.items() for params in variants
+]
+IDS = [name + "".join(f"-{k}={v}" for k, v in params.items()) for name, params in CASES]
+
+
+def scores_for(calibrator, n, seed):
+    """Probabilities for calibrators that need them, decision values otherwise; labels drawn
+    from a known, increasing calibration map."""
+    rng = np.random.default_rng(seed)
+    p = rng.beta(2.0, 2.0, size=n)
+    y = (rng.uniform(size=n) < p).astype(float)
+    if getattr(calibrator, "_requires_probabilities", False):
+        return p, y
+    return 3.0 * (p - 0.5), y
+
 
 def check_calibrator_contract(estimator, scores, y, *, rng_seed=0):
     """Clone, pickle, params round trip, NotFittedError, weights, shapes, bad input."""

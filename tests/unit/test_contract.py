@@ -12,36 +12,7 @@ import numpy as np
 import pytest
 
 from calibbook.registry import calibrator_entry, calibrator_names, registered
-from tests._support.contract import check_calibrator_contract
-
-# Parameter variants that change the code path; the defaults always run.
-VARIANTS = {
-    "sigmoid": [{"logit_input": True}],
-    "temperature": [{"logit_input": True}],
-    "isotonic": [{"interpolation": "linear"}, {"increasing": False}],
-    "histogram": [{"strategy": "uniform", "n_bins": 7}, {"n_bins": 7}],
-    "kde": [
-        {"kernel": "epanechnikov", "reflect": True},
-        {"method": "binned"},
-        {"logit_input": True},
-    ],
-    "dpm": [{"logit_input": True}],
-}
-CASES = [(e.name, {}) for e in registered()] + [
-    (name, params) for name, variants in VARIANTS.items() for params in variants
-]
-IDS = [name + "".join(f"-{k}={v}" for k, v in params.items()) for name, params in CASES]
-
-
-def scores_for(calibrator, n, seed):
-    """Probabilities for calibrators that need them, decision values otherwise; labels drawn
-    from a known, increasing calibration map."""
-    rng = np.random.default_rng(seed)
-    p = rng.beta(2.0, 2.0, size=n)
-    y = (rng.uniform(size=n) < p).astype(float)
-    if getattr(calibrator, "_requires_probabilities", False):
-        return p, y
-    return 3.0 * (p - 0.5), y
+from tests._support.contract import CASES, IDS, check_calibrator_contract, scores_for
 
 
 @pytest.mark.parametrize("name,params", CASES, ids=IDS)
