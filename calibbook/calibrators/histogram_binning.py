@@ -95,7 +95,8 @@ class HistogramBinning(BaseCalibrator):
     strategy : {"quantile", "uniform"}, default="quantile"
         ``"quantile"``: equal-frequency bins on the sorted training scores, never
         splitting tied scores (any real scores are accepted). ``"uniform"``:
-        equal-width bins on [0, 1]; the scores must then be probabilities.
+        equal-width bins [k/B, (k+1)/B) on [0, 1], fixed in advance; the scores
+        must then be probabilities.
     prior_strength : float, default=0.0
         Pseudo count a >= 0 of a Beta prior centred on the overall positive rate
         pi, the same in every bin: a bin predicts (m_j + a pi) / (m_j + n_j + a),
@@ -158,8 +159,8 @@ class HistogramBinning(BaseCalibrator):
     weights that tie exactly (W(score < s) = k W / B) do so at any scale: the
     comparison allows for the rounding of the float sums, 2 eps per summed row
     (``calibbook._utils.binning``), so weights 0.1 or 1e6 per row give the unweighted
-    bins. Weights are frequencies (:mod:`calibbook._utils.weights`): a total below two
-    cases per bin warns :class:`~calibbook.LowWeightWarning`.
+    bins. Weights are frequencies (a weight of 2 is a row seen twice): a total below
+    two cases per bin warns :class:`~calibbook.LowWeightWarning`.
 
     ``fit`` costs two ``np.sort`` calls (positives and negatives apart) and one
     linear merge when unweighted; an ``argsort`` when weighted. ``predict`` is a
