@@ -9,7 +9,7 @@ never revisits the rows.
 import numpy as np
 from numba import njit
 
-from calibbook._kernels.binning import bin_index
+from calibbook._kernels.binning import bin_index, share_threshold, uniform_bin, uniform_edge
 
 
 @njit(cache=True)
@@ -34,15 +34,15 @@ def binned_sums(values, labels, weights, edges):
 
 
 @njit(cache=True)
-def _threshold(k, n_bins, total, equal_mass):
+def _threshold(k, n_bins, total, equal_mass, n_terms):
     """Position of the k-th inner edge: ``k W / b`` of the weight, or the value ``k / b``.
 
-    The same float expressions as ``calibbook._utils.binning`` (``k * total / n_bins`` in
-    ``equal_frequency_bins``; ``np.linspace(0, 1, b + 1)[k]``, which is ``k * (1 / b)``).
+    The rules of ``calibbook._utils.binning``: ``share_threshold`` (with its rounding slack
+    for ``n_terms`` summed rows) and ``uniform_edge`` (the float nearest to k / b).
     """
     if equal_mass:
-        return k * total / n_bins
-    return k * (1.0 / n_bins)
+        return share_threshold(k, n_bins, total, n_terms)
+    return uniform_edge(k, n_bins)
 
 
 @njit(cache=True)
@@ -90,29 +90,32 @@ def _first_at_least_before(keys, t, hi):
 
 
 @njit(cache=True)
-def _bin_of(keys, r, n_bins, total, equal_mass):
+def _bin_of(keys, r, n_bins, total, equal_mass, n_terms):
     """Bin of run r: the number of inner edges k = 1..b-1 with ``thr(k) <= keys[r]``."""
-    x = keys[r] * n_bins / total if equal_mass else keys[r] * n_bins
-    u = min(max(int(x), 0), n_bins - 1)
+    if not equal_mass:
+        return uniform_bin(keys[r], n_bins)
+    u = min(max(int(keys[r] * n_bins / total), 0), n_bins - 1)
     # the estimate is off by at most one edge after rounding: settle it exactly
-    while u < n_bins - 1 and keys[r] >= _threshold(u + 1, n_bins, total, equal_mass):
+    while u < n_bins - 1 and keys[r] >= _threshold(u + 1, n_bins, total, True, n_terms):
         u += 1
-    while u > 0 and keys[r] < _threshold(u, n_bins, total, equal_mass):
+    while u > 0 and keys[r] < _threshold(u, n_bins, total, True, n_terms):
         u -= 1
     return u
 
 
 @njit(cache=True)
-def _bin_range(keys, r, n_bins, total, equal_mass):
+def _bin_range(keys, r, n_bins, total, equal_mass, n_terms):
     """Runs [start, stop) of the bin that holds run r."""
     n_runs = keys.shape[0]
-    u = _bin_of(keys, r, n_bins, total, equal_mass)
+    u = _bin_of(keys, r, n_bins, total, equal_mass, n_terms)
     start = 0
     if u > 0:
-        start = _first_at_least_before(keys, _threshold(u, n_bins, total, equal_mass), r)
+        start = _first_at_least_before(keys, _threshold(u, n_bins, total, equal_mass, n_terms), r)
     stop = n_runs
     if u < n_bins - 1:
-        stop = _first_at_least(keys, _threshold(u + 1, n_bins, total, equal_mass), r + 1, n_runs)
+        stop = _first_at_least(
+            keys, _threshold(u + 1, n_bins, total, equal_mass, n_terms), r + 1, n_runs
+        )
     return start, stop
 
 
@@ -129,23 +132,23 @@ def _rate(cum_pos, cum_neg, start, stop):
 
 
 @njit(cache=True)
-def _bin_starts(keys, n_bins, total, equal_mass):
+def _bin_starts(keys, n_bins, total, equal_mass, n_terms):
     """First run of each of the b bins, plus the number of runs: (b + 1,) int64."""
     n_runs = keys.shape[0]
     starts = np.empty(n_bins + 1, np.int64)
     starts[0] = 0
     for k in range(1, n_bins):
         starts[k] = _first_at_least(
-            keys, _threshold(k, n_bins, total, equal_mass), starts[k - 1], n_runs
+            keys, _threshold(k, n_bins, total, equal_mass, n_terms), starts[k - 1], n_runs
         )
     starts[n_bins] = n_runs
     return starts
 
 
 @njit(cache=True)
-def _violates_all(keys, cum_pos, cum_neg, descents, n_bins, total, equal_mass):
+def _violates_all(keys, cum_pos, cum_neg, descents, n_bins, total, equal_mass, n_terms):
     """Whether b bins break monotonicity, checking every pair of adjacent non-empty bins."""
-    starts = _bin_starts(keys, n_bins, total, equal_mass)
+    starts = _bin_starts(keys, n_bins, total, equal_mass, n_terms)
     prev_start = -1
     prev_rate = 0.0
     for k in range(n_bins):
@@ -164,7 +167,7 @@ def _violates_all(keys, cum_pos, cum_neg, descents, n_bins, total, equal_mass):
 
 
 @njit(cache=True)
-def _violates_near_descents(keys, cum_pos, cum_neg, descents, n_bins, total, equal_mass):
+def _violates_near_descents(keys, cum_pos, cum_neg, descents, n_bins, total, equal_mass, n_terms):
     """Whether b bins break monotonicity, checking only the pairs that hold a descent.
 
     Two adjacent blocks of runs whose rates never decrease have non-decreasing means,
@@ -176,38 +179,38 @@ def _violates_near_descents(keys, cum_pos, cum_neg, descents, n_bins, total, equ
     last_start = -1
     for idx in range(descents.shape[0]):
         j = descents[idx]
-        s1, e1 = _bin_range(keys, j, n_bins, total, equal_mass)
+        s1, e1 = _bin_range(keys, j, n_bins, total, equal_mass, n_terms)
         if s1 == last_start:
             continue  # this bin's pairs were checked for an earlier descent
         r1 = _rate(cum_pos, cum_neg, s1, e1)
         if j + 1 < e1:
             last_start = s1
             if s1 > 0:
-                s0, _ = _bin_range(keys, s1 - 1, n_bins, total, equal_mass)
+                s0, _ = _bin_range(keys, s1 - 1, n_bins, total, equal_mass, n_terms)
                 if _rate(cum_pos, cum_neg, s0, s1) > r1:
                     return True
             if e1 < n_runs:
-                _, e2 = _bin_range(keys, e1, n_bins, total, equal_mass)
+                _, e2 = _bin_range(keys, e1, n_bins, total, equal_mass, n_terms)
                 if r1 > _rate(cum_pos, cum_neg, e1, e2):
                     return True
         else:
-            _, e2 = _bin_range(keys, j + 1, n_bins, total, equal_mass)
+            _, e2 = _bin_range(keys, j + 1, n_bins, total, equal_mass, n_terms)
             if r1 > _rate(cum_pos, cum_neg, e1, e2):
                 return True
     return False
 
 
 @njit(cache=True)
-def monotone_sweep(values, weights, positives, equal_mass):
+def monotone_sweep(values, weights, positives, equal_mass, n_terms):
     """Largest b of the sweep b = 2, 3, ... before the first non-monotone binning.
 
     Runs: strictly increasing ``values`` with positive total ``weights`` and positive
-    weight ``positives``. Bins are equal-mass (``equal_mass``) or equal-width, with
-    the edges of ``calibbook._utils.binning``. The sweep stops at the first b whose
-    non-empty bins have a strictly decreasing observed frequency and returns the
-    b before it (1 if already b = 2 breaks); it tries at most as many bins as there
-    are runs. Returns ``(b, starts)``: the bins' first runs at that b, ``starts[b]``
-    being the number of runs.
+    weight ``positives``, summed from ``n_terms`` rows. Bins are equal-mass
+    (``equal_mass``) or equal-width, with the edges of ``calibbook._utils.binning``. The
+    sweep stops at the first b whose non-empty bins have a strictly decreasing observed
+    frequency and returns the b before it (1 if already b = 2 breaks); it tries at most
+    as many bins as there are runs. Returns ``(b, starts)``: the bins' first runs at
+    that b, ``starts[b]`` being the number of runs.
     """
     n_runs = values.shape[0]
     cum_pos = np.empty(n_runs + 1, np.float64)
@@ -239,15 +242,15 @@ def monotone_sweep(values, weights, positives, equal_mass):
         for b in range(2, n_runs + 1):
             # all pairs cost about b searches, the pairs near descents about 5 per descent
             if b <= 5 * n_desc:
-                bad = _violates_all(keys, cum_pos, cum_neg, descents, b, total, equal_mass)
+                bad = _violates_all(keys, cum_pos, cum_neg, descents, b, total, equal_mass, n_terms)
             else:
                 bad = _violates_near_descents(
-                    keys, cum_pos, cum_neg, descents, b, total, equal_mass
+                    keys, cum_pos, cum_neg, descents, b, total, equal_mass, n_terms
                 )
             if bad:
                 break
             best = b
-    return best, _bin_starts(keys, best, total, equal_mass)
+    return best, _bin_starts(keys, best, total, equal_mass, n_terms)
 
 
 @njit(cache=True)

@@ -3,12 +3,32 @@
 import numpy as np
 from numba import njit
 
+#: Relative rounding slack of a weight sum, per summed term (see ``share_threshold``).
+SLACK_PER_TERM = 2.0 * np.finfo(np.float64).eps
+
 
 @njit(cache=True)
-def equal_frequency_bins(weights, positives, n_bins):
+def share_threshold(k, n_bins, total, n_terms):
+    """The weight a bin start needs below it: ``k * total / n_bins``, less the rounding slack.
+
+    A run starts bin k (or a later one) when the weight strictly below it reaches k W / K.
+    The weights below and the total are float sums of ``n_terms`` non-negative terms, each
+    off by at most (n - 1) u of itself (u = eps / 2), and k W / K adds two roundings; so
+    W(score < s) >= (1 - 2 n eps) k W / K counts as reaching the share. Ties in exact
+    arithmetic then resolve alike at every scale of the weights (unit weights times 0.1,
+    1/3 or 1e-6 give the unweighted bins), at the price of merging near ties closer than
+    2 n eps of the share, where the float sums cannot tell the two sides apart anyway.
+    """
+    return k * total / n_bins * (1.0 - SLACK_PER_TERM * max(n_terms, 1))
+
+
+@njit(cache=True)
+def equal_frequency_bins(weights, positives, n_bins, n_terms=-1):
     """Group sorted runs into ``n_bins`` equal-frequency bins without splitting a run.
 
-    Run r (total weight W) joins bin #{k in 1..K-1 : weight of runs before r >= k W / K}.
+    Run r (total weight W) joins bin #{k in 1..K-1 : weight of runs before r reaches
+    k W / K} (``share_threshold``). ``n_terms`` is how many rows were summed into the
+    run weights (the rounding slack grows with it); -1 means one row per run.
 
     Returns
     -------
@@ -18,6 +38,8 @@ def equal_frequency_bins(weights, positives, n_bins):
     bin_weight, bin_positive : float64 arrays (n_bins,)
     """
     n_runs = weights.shape[0]
+    if n_terms < 0:
+        n_terms = n_runs
     total = 0.0
     for r in range(n_runs):
         total += weights[r]
@@ -28,7 +50,7 @@ def equal_frequency_bins(weights, positives, n_bins):
     below = 0.0
     k = 1
     for r in range(n_runs):
-        while k < n_bins and below >= k * total / n_bins:
+        while k < n_bins and below >= share_threshold(k, n_bins, total, n_terms):
             starts[k] = r
             k += 1
         bin_weight[k - 1] += weights[r]
@@ -52,26 +74,57 @@ def midpoint(a, b):
 
 
 @njit(cache=True)
+def uniform_edge(k, n_bins):
+    """The k-th edge of ``n_bins`` equal-width bins of [0, 1]: the float nearest to k / K.
+
+    One correctly rounded division, so the forecast 0.3 (the float nearest to 3/10) is
+    the edge 3 of 10 itself. ``np.linspace`` computes k * (1 / K) instead, whose 0.3 is
+    0.30000000000000004, and 0.3 then fell into the bin below.
+    """
+    return k / n_bins
+
+
+@njit(cache=True)
+def uniform_bin(s, n_bins):
+    """Equal-width bin of a score s in [0, 1]: the k with edge k <= s < edge k + 1.
+
+    The edges are ``uniform_edge`` (k/K as the nearest float); 1 falls in the last bin.
+    ``int(s * K)`` alone can be one off, as the product rounds (the float just below
+    5/6, times 6, rounds to 5.0): it is the first guess, and comparisons with the edges
+    themselves settle it exactly.
+    """
+    k = min(max(int(s * n_bins), 0), n_bins - 1)
+    while k > 0 and s < uniform_edge(k, n_bins):
+        k -= 1
+    while k < n_bins - 1 and s >= uniform_edge(k + 1, n_bins):
+        k += 1
+    return k
+
+
+@njit(cache=True)
+def uniform_bins(scores, n_bins):
+    """``uniform_bin`` of every score: (n,) int64."""
+    out = np.empty(scores.shape[0], np.int64)
+    for i in range(scores.shape[0]):
+        out[i] = uniform_bin(scores[i], n_bins)
+    return out
+
+
+@njit(cache=True)
 def uniform_bin_sums(scores, labels, weights, n_bins):
     """Weight, positive weight, smallest and largest score per equal-width bin of [0, 1].
 
-    Bin k = [k/K, (k+1)/K). Bin membership agrees exactly with ``np.linspace(0, 1, K + 1)``
-    as edges, which ``floor(s * K)`` alone does not (0.3 * 10 rounds up, linspace's 0.3
-    rounds up too). Rows of zero weight are absent: they count in no bin's scores
-    (an empty bin has smallest score +inf and largest -inf).
+    Bin k = [k/K, (k+1)/K) with k/K the nearest float (``uniform_bin``). Rows of zero
+    weight are absent: they count in no bin's scores (an empty bin has smallest score
+    +inf and largest -inf).
     """
-    edges = np.linspace(0.0, 1.0, n_bins + 1)
     bin_weight = np.zeros(n_bins, np.float64)
     bin_positive = np.zeros(n_bins, np.float64)
     bin_min = np.full(n_bins, np.inf)
     bin_max = np.full(n_bins, -np.inf)
     for i in range(scores.shape[0]):
         s = scores[i]
-        k = min(int(s * n_bins), n_bins - 1)
-        while k > 0 and s < edges[k]:
-            k -= 1
-        while k < n_bins - 1 and s >= edges[k + 1]:
-            k += 1
+        k = uniform_bin(s, n_bins)
         bin_weight[k] += weights[i]
         bin_positive[k] += weights[i] * labels[i]
         if weights[i] > 0.0:
@@ -192,8 +245,9 @@ def equal_frequency_two_sorted(neg, pos, n_bins):
 
     Same bins as ``equal_frequency_bins`` on the merged runs, in O(K log N) after the
     two sorts: the k-th edge is the smallest score with at least k N / K rows strictly
-    below it, found from an order statistic of the union and, when that one sits
-    inside a run of ties, the next distinct score.
+    below it (``share_threshold``, with the slack of the weighted path), found from an
+    order statistic of the union and, when that one sits inside a run of ties, the next
+    distinct score.
 
     Returns inner edges (K - 1,), bin weights (K,), bin positives (K,).
     """
@@ -201,7 +255,7 @@ def equal_frequency_two_sorted(neg, pos, n_bins):
     total = float(n)
     edges = np.empty(n_bins - 1, np.float64)
     for k in range(1, n_bins):
-        t = k * total / n_bins
+        t = share_threshold(k, n_bins, total, n)
         j = int(np.ceil(t))
         if j >= n:
             edges[k - 1] = np.inf

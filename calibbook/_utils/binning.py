@@ -3,8 +3,10 @@
 Two strategies:
 
 ``"uniform"``
-    K equal-width bins on [0, 1]. Bin k is [k/K, (k+1)/K); the last bin also
-    contains 1.
+    K equal-width bins on [0, 1]. Bin k is [k/K, (k+1)/K), where k/K is the float
+    nearest to it (so the forecast 0.3 is in bin 3 of 10); the last bin also contains
+    1. One function computes the index, ``calibbook._kernels.binning.uniform_bin``
+    (:func:`uniform_edges` gives the same edges for a binary search).
 ``"quantile"``
     K equal-frequency bins that never split tied scores. With total weight W,
     the k-th inner edge is the smallest observed score v whose *strictly
@@ -14,11 +16,16 @@ Two strategies:
     distribution only, so integer weights give exactly the bins of repeated
     rows. Heavy ties can leave some bins empty (their edges coincide, or are
     +inf past the largest score), and no score ever falls into those.
+    The comparison allows for the rounding of the float sums: W(score < s) counts
+    as reaching k W / K from (1 - 2 n eps) k W / K on, n the number of rows of
+    positive weight (``calibbook._kernels.binning.share_threshold``). A tie in exact
+    arithmetic then resolves the same way whatever the scale of the weights: unit
+    weights times 0.1, 1/3 or 1e6 give exactly the unweighted bins.
 
 These edges (training scores, or the points k/K) suit a diagnostic binning of
-fixed data. A step map that predicts new scores needs its edges *between* the
-training scores instead (:func:`midpoints_below` and :func:`uniform_step_edges`),
-so that a rounding-level change of a training score never moves it to another bin.
+fixed data. A step map that predicts new scores needs its edges off the training
+scores instead (:func:`midpoints_below` and :func:`uniform_step_edges`), so that a
+rounding-level change of a training score never moves it to another bin.
 """
 
 import numpy as np
@@ -64,11 +71,17 @@ def split_sorted(scores, labels):
     return buf, n_neg
 
 
-def equal_frequency(run_values, run_weights, run_positives, n_bins):
-    """Equal-frequency bins over sorted runs: (inner edges, bin weights, bin positives)."""
+def equal_frequency(run_values, run_weights, run_positives, n_bins, n_terms=-1):
+    """Equal-frequency bins over sorted runs: (inner edges, bin weights, bin positives).
+
+    ``n_terms``: the number of rows summed into the runs (-1: one per run), for the
+    rounding slack of ``calibbook._kernels.binning.share_threshold``.
+    """
     from calibbook._kernels.binning import equal_frequency_bins
 
-    starts, bin_weight, bin_positive = equal_frequency_bins(run_weights, run_positives, n_bins)
+    starts, bin_weight, bin_positive = equal_frequency_bins(
+        run_weights, run_positives, n_bins, n_terms
+    )
     edge_values = np.append(run_values, np.inf)  # a start past the last run means +inf
     return edge_values[starts[1:-1]], bin_weight, bin_positive
 
@@ -94,7 +107,10 @@ def equal_frequency_fit(scores, labels, weights, n_bins, *, cut_between=False):
             edges = midpoints_below(below, edges)
         return edges, bin_weight, bin_positive
     values, run_weights, run_positives = sorted_runs(scores, labels, weights)
-    edges, bin_weight, bin_positive = equal_frequency(values, run_weights, run_positives, n_bins)
+    n_terms = np.count_nonzero(weights)  # rows of zero weight are absent
+    edges, bin_weight, bin_positive = equal_frequency(
+        values, run_weights, run_positives, n_bins, n_terms
+    )
     if cut_between:
         edges = midpoints_below(largest_below(values, edges), edges)
     return edges, bin_weight, bin_positive
@@ -120,37 +136,39 @@ def midpoints_below(below, edges):
         return np.where(mid > below, mid, edges)
 
 
+#: How far a training score may lie from an equal-width edge k/K and still count as lying on
+#: it: 16 eps, an absolute distance, as the scores are probabilities in [0, 1]. A classifier's
+#: probability for one case moves by an ulp or two between calls (a batch and the row alone).
+EDGE_SLACK = 16 * np.finfo(np.float64).eps
+
+
 def uniform_step_edges(bin_min, bin_max):
-    """Inner edges of K equal-width bins, moved between the training scores.
+    """Inner edges k/K of K equal-width bins, each kept ``EDGE_SLACK`` off the training scores.
 
     ``bin_min``/``bin_max``: each bin's smallest and largest training score (+inf/-inf
-    when empty). The training rows keep their bins; what moves are the edges. The
-    edges between two consecutive distinct training scores a < b (with the ends 0
-    and 1 of [0, 1] standing in for a below the smallest score and b above the largest)
-    are the edges of the empty bins between a's bin and b's, plus one: they split
-    (a, b) into equal parts. With no empty bin between, that is the midpoint of a and b.
+    when empty). Let a < k/K <= b be the training scores next to edge k (a below, b at or
+    above; -inf/+inf if none). The edge is k/K clipped to [a + slack, b - slack]: it
+    stays at k/K unless a training score lies within the slack of it, and then moves just
+    far enough. Where the gap (a, b) is narrower than twice the slack, the edge is the
+    midpoint of a and b (b if they are adjacent floats). The training rows keep their
+    bins (a below the edge, b at or above it), and so do their rounding-level neighbours.
     """
-    n_bins = bin_min.size
-    if n_bins == 1:
-        return np.empty(0)
-    lower = np.maximum.accumulate(bin_max)[:-1]  # largest score below edge j
-    upper = np.minimum.accumulate(bin_min[::-1])[::-1][1:]  # smallest score above it
-    lower = np.where(np.isfinite(lower), lower, 0.0)
-    upper = np.where(np.isfinite(upper), upper, 1.0)
-    # edge j separates bins j and j + 1; edges j - 1 and j share a gap when bin j is empty
-    starts = np.concatenate(([True], bin_max[1:-1] > -np.inf))
-    group = np.cumsum(starts) - 1
-    first = np.flatnonzero(starts)
-    count = np.diff(np.append(first, n_bins - 1))
-    t = (np.arange(n_bins - 1) - first[group] + 1) / (count[group] + 1.0)
-    edges = np.minimum((1.0 - t) * lower + t * upper, upper)
-    edges = np.where(edges > lower, edges, upper)  # adjacent floats: nothing lies between
-    return np.maximum.accumulate(edges)
+    edges = uniform_edges(bin_min.size)
+    below = np.maximum.accumulate(bin_max)[:-1]  # largest score below edge k
+    above = np.minimum.accumulate(bin_min[::-1])[::-1][1:]  # smallest score at or above it
+    lo, hi = below + EDGE_SLACK, above - EDGE_SLACK
+    wide = lo <= hi
+    clipped = np.clip(edges, np.where(wide, lo, -np.inf), np.where(wide, hi, np.inf))
+    return np.maximum.accumulate(np.where(wide, clipped, midpoints_below(below, above)))
 
 
 def uniform_edges(n_bins):
-    """Inner edges of K equal-width bins on [0, 1]."""
-    return np.linspace(0.0, 1.0, n_bins + 1)[1:-1]
+    """Inner edges of K equal-width bins on [0, 1]: the floats nearest to k/K, k = 1..K-1.
+
+    The edges of ``calibbook._kernels.binning.uniform_bin``: ``np.searchsorted(edges, s,
+    side="right")`` is that bin.
+    """
+    return np.arange(1, n_bins) / n_bins
 
 
 def unit_weights_or_none(weights):
@@ -169,6 +187,20 @@ def bin_edges(values, weights, n_bins, strategy):
 def assign_bins(values, edges):
     """Bin index of each value: the number of inner edges at or below it."""
     return np.searchsorted(edges, values, side="right")
+
+
+def binned(values, weights, n_bins, strategy):
+    """Inner edges and the bin of each value, for validated arrays: (edges, ids).
+
+    Equal-width bins take their index from ``calibbook._kernels.binning.uniform_bins``
+    (one multiply and a check per value, no search).
+    """
+    if strategy == "uniform":
+        from calibbook._kernels.binning import uniform_bins
+
+        return uniform_edges(n_bins), uniform_bins(values, n_bins)
+    edges = bin_edges(values, weights, n_bins, strategy)
+    return edges, assign_bins(values, edges)
 
 
 def bin_statistics(y, p, w, ids, n_bins):

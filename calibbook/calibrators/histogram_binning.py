@@ -12,6 +12,7 @@ import numpy as np
 from calibbook._utils.binning import STRATEGIES, equal_frequency_fit, uniform_step_edges
 from calibbook._utils.deprecation import renamed_attribute
 from calibbook._utils.params import Integral, Interval, Options, Real, validate_params
+from calibbook._utils.weights import warn_low_total_weight
 from calibbook.base import BaseCalibrator
 
 __all__ = ["HistogramBinning", "auto_n_bins"]
@@ -94,7 +95,8 @@ class HistogramBinning(BaseCalibrator):
     strategy : {"quantile", "uniform"}, default="quantile"
         ``"quantile"``: equal-frequency bins on the sorted training scores, never
         splitting tied scores (any real scores are accepted). ``"uniform"``:
-        equal-width bins on [0, 1]; the scores must then be probabilities.
+        equal-width bins [k/B, (k+1)/B) on [0, 1], fixed in advance; the scores
+        must then be probabilities.
     prior_strength : float, default=0.0
         Pseudo count a >= 0 of a Beta prior centred on the overall positive rate
         pi, the same in every bin: a bin predicts (m_j + a pi) / (m_j + n_j + a),
@@ -109,10 +111,12 @@ class HistogramBinning(BaseCalibrator):
     thresholds_ : ndarray of shape (n_bins_ - 1,)
         Inner bin edges only (the outer ones are the whole real line), non-decreasing;
         a score s falls in bin ``#{thresholds_ <= s}``. (``bin_edges_`` before 0.2; the
-        old name warns until 0.3.) Each
-        finite edge lies strictly between two neighbouring distinct training scores,
-        never on one (see Notes). Quantile edges that coincide mark bins that heavy
-        ties left empty; +inf marks trailing empty bins.
+        old name warns until 0.3.) ``"uniform"``: the points k/B (as the nearest
+        floats), except an edge with a training score within 16 eps of it, which moves
+        just clear of that score (see Notes). ``"quantile"``: each finite edge lies
+        strictly between two neighbouring distinct training scores, never on one;
+        edges that coincide mark bins that heavy ties left empty, +inf marks trailing
+        empty bins.
     bin_weights_ : ndarray of shape (n_bins_,)
         Training weight (row count) per bin.
     bin_positives_ : ndarray of shape (n_bins_,)
@@ -128,25 +132,35 @@ class HistogramBinning(BaseCalibrator):
     -----
     The training rows fall in the bins of the papers: for ``"quantile"`` a bin
     starts at the smallest score with at least k N / B rows strictly below it, for
-    ``"uniform"`` bin k is [k/B, (k+1)/B). The edges then move off the training
-    scores, so that a score changed by rounding (a classifier's ``decision_function``
-    on a batch and on one row can differ by 1e-16) stays in its bin:
+    ``"uniform"`` bin k is [k/B, (k+1)/B), with k/B the float nearest to it (so a
+    score 0.3 is in bin 3 of 10) and 1 in the last bin. A score changed by rounding (a
+    classifier's ``predict_proba`` on a batch and on one row can differ by 1e-16)
+    must stay in its training row's bin, so no edge may sit on a training score:
 
-    * an edge between two non-empty bins goes to the midpoint of the largest
-      training score below it and the smallest above it;
-    * ``"uniform"``, around empty bins: the edges between two consecutive distinct
-      training scores a < b (the empty bins' edges and one more) split (a, b) into
-      equal parts, with 0 and 1 standing in for a and b beyond the training scores.
-      An empty bin thus keeps its place between its neighbours, with a share of the
-      gap instead of the width 1/B.
-    * ``"quantile"``: coinciding edges (empty bins) move together, so empty bins
-      stay unreachable; +inf edges stay.
+    * ``"uniform"``: the edges stay at k/B, fixed in advance as the theory of
+      :doc:`/book/02_histogram_binning` assumes, except where a training score lies
+      within 16 eps (3.6e-15) of k/B. The edge then moves just clear of it: to
+      ``a + 16 eps`` or ``b - 16 eps``, with a < k/B <= b the nearest training scores
+      on either side (a training score on k/B stays in bin k, with its rounding-level
+      neighbours below it). Where a and b are closer than 32 eps the edge is their
+      midpoint. Only new scores within 16 eps of k/B can fall in another bin than
+      the textbook map's.
+    * ``"quantile"``: the edges are the training scores that start the bins, so each
+      finite one moves down to the midpoint of that score and the largest training
+      score below it; coinciding edges (empty bins) move together and stay
+      unreachable, +inf edges stay. A new score strictly between two neighbouring
+      training scores goes to the bin of the nearer one (the upper one at equal
+      distance).
 
-    No training row changes bin, not even one lying exactly on an equal-width
-    edge k/B (it stays in the bin above). Only a new score strictly between two
-    neighbouring training scores can fall in another bin than under the papers'
-    edges. Where two distinct training scores are adjacent floats, nothing lies
-    between them and the edge stays on the upper one.
+    No training row changes bin. Where two distinct training scores are adjacent
+    floats, nothing lies between them and the edge stays on the upper one.
+
+    With ``sample_weight`` the total weight W replaces N in the quantile rule, and
+    weights that tie exactly (W(score < s) = k W / B) do so at any scale: the
+    comparison allows for the rounding of the float sums, 2 eps per summed row
+    (``calibbook._utils.binning``), so weights 0.1 or 1e6 per row give the unweighted
+    bins. Weights are frequencies (a weight of 2 is a row seen twice): a total below
+    two cases per bin warns :class:`~calibbook.LowWeightWarning`.
 
     ``fit`` costs two ``np.sort`` calls (positives and negatives apart) and one
     linear merge when unweighted; an ``argsort`` when weighted. ``predict`` is a
@@ -196,6 +210,8 @@ class HistogramBinning(BaseCalibrator):
     def _fit(self, scores, y, sample_weight):
         total = scores.size if sample_weight is None else sample_weight.sum()
         n_bins = _auto_n_bins(total) if self.n_bins == "auto" else int(self.n_bins)
+        if sample_weight is not None:
+            warn_low_total_weight(total, n_bins, "bin", "HistogramBinning")
         a = float(self.prior_strength)
         if self.strategy == "quantile":
             edges, weights, positives = equal_frequency_fit(

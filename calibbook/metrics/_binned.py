@@ -5,8 +5,9 @@ reliability curves with binomial confidence intervals, and Murphy's
 decomposition of the Brier score.
 
 Binning (``calibbook._utils.binning``): ``strategy="uniform"`` uses K
-equal-width bins on [0, 1]; ``strategy="quantile"`` uses K equal-frequency bins
-that never split tied predictions. ECE and MCE also accept
+equal-width bins [k/K, (k+1)/K) on [0, 1], with k/K the float nearest to it (a
+forecast 0.3 is in bin 3 of 10; 1 is in the last bin); ``strategy="quantile"``
+uses K equal-frequency bins that never split tied predictions. ECE and MCE also accept
 ``strategy="positional"``, the groups of the papers' evaluation code: the
 predictions sorted (ties broken by the label, negatives first) and cut into K
 groups by position, which can split tied predictions.
@@ -14,7 +15,7 @@ groups by position, which can split tied predictions.
 
 import numpy as np
 
-from calibbook._utils.binning import STRATEGIES, assign_bins, bin_edges, bin_statistics
+from calibbook._utils.binning import STRATEGIES, bin_statistics, binned
 from calibbook._utils.optional import require
 from calibbook._utils.params import Integral, Interval, Options, Real, validate_params
 from calibbook._utils.validation import check_probability_input
@@ -30,8 +31,8 @@ __all__ = [
 def _binned(y, p, w, n_bins, strategy):
     """Per-bin (weight, mean prediction, observed rate) and inner edges, for validated arrays."""
     n_bins = int(n_bins)
-    edges = bin_edges(p, w, n_bins, strategy)
-    weight, e, o = bin_statistics(y, p, w, assign_bins(p, edges), n_bins)
+    edges, ids = binned(p, w, n_bins, strategy)
+    weight, e, o = bin_statistics(y, p, w, ids, n_bins)
     return weight, e, o, edges
 
 
@@ -92,7 +93,9 @@ def expected_calibration_error(
     n_bins : int, default=10
         Number of bins K (the papers use K = 10).
     strategy : {"uniform", "quantile", "positional"}, default="uniform"
-        Equal-width bins on [0, 1] (the ENIR paper's text); equal-frequency bins
+        Equal-width bins [k/K, (k+1)/K) on [0, 1] (the ENIR paper's text), k/K
+        being the float nearest to it, so that forecasts rounded to 0.1 fill one
+        bin each of 10 (1.0 joins 0.9 in the last); equal-frequency bins
         on the sorted predictions that never split ties (the histogram-binning
         paper's text); or the authors' evaluation code's groups: the predictions
         sorted with the label as tie-breaker and cut into ``n_bins`` groups by
@@ -369,7 +372,7 @@ def brier_decomposition(y_true, y_prob, *, n_bins=None, strategy="uniform", samp
         n_groups = values.size
     else:
         n_groups = int(n_bins)
-        ids = assign_bins(p, bin_edges(p, w, n_groups, strategy))
+        ids = binned(p, w, n_groups, strategy)[1]
     weight, e, o = bin_statistics(y, p, w, ids, n_groups)
     total = w.sum()
     frac = np.where(weight > 0, weight / total, 0.0)

@@ -4,6 +4,8 @@ The references below are written from the papers' definitions with plain loops o
 bins (and, for the sweep, over every number of bins), independently of the kernels.
 """
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -19,14 +21,16 @@ def brute_bins(p, w, n_bins, strategy):
     """Bin of every sample from the definitions of calibbook._utils.binning, O(N^2)."""
     ids = np.empty(len(p), dtype=int)
     if strategy == "uniform":
-        inner = np.linspace(0.0, 1.0, n_bins + 1)[1:-1]  # bin = edges at or below p
+        # bin = edges at or below p; edge k is the float nearest to k / K
+        inner = [float(Fraction(k, n_bins)) for k in range(1, n_bins)]
         for i in range(len(p)):
             ids[i] = sum(edge <= p[i] for edge in inner)
-    else:
-        total = w.sum()
+    else:  # in exact arithmetic: a tie W(p' < p) = k W / K reaches the share
+        wf = [Fraction(v) for v in w]
+        total = sum(wf)
         for i in range(len(p)):
-            below = w[p < p[i]].sum()  # weight strictly below this prediction
-            ids[i] = sum(below >= k * total / n_bins for k in range(1, n_bins))
+            below = sum(wj for wj, pj in zip(wf, p, strict=True) if pj < p[i])
+            ids[i] = sum(below * n_bins >= k * total for k in range(1, n_bins))
     return ids
 
 
@@ -196,9 +200,8 @@ def test_sweep_checks_agree_on_every_number_of_bins(equal_mass):
         cum_pos = np.concatenate(([0.0], np.cumsum(positives)))
         cum_neg = np.concatenate(([0.0], np.cumsum(weights - positives)))
         for b in range(1, values.size + 3):
-            a = _violates_all(keys, cum_pos, cum_neg, descents, b, total, equal_mass)
-            d = _violates_near_descents(keys, cum_pos, cum_neg, descents, b, total, equal_mass)
-            assert a == d, (trial, b)
+            args = (keys, cum_pos, cum_neg, descents, b, total, equal_mass, values.size)
+            assert _violates_all(*args) == _violates_near_descents(*args), (trial, b)
 
 
 def reference_sweep_numpy(y, p, strategy):

@@ -1,5 +1,7 @@
 """HistogramBinning against a brute-force binning written from the definitions."""
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -27,24 +29,41 @@ def brute_midpoint(a, b):
     return m if m > a else b
 
 
+LOW_WEIGHT = "ignore::calibbook._utils.weights.LowWeightWarning"
+
+#: The documented slack of equal-width edges: a training score this close to k/B is "on" it.
+SLACK = 16 * np.finfo(float).eps
+
+
+def exact_share_edges(s, w, n_bins):
+    """Equal-frequency edges in exact arithmetic: the smallest score with W(below) >= k W / K."""
+    wf = [Fraction(v) for v in w]
+    total = sum(wf)
+    edges = []
+    for k in range(1, n_bins):
+        cand = [
+            v
+            for v in s
+            if sum(wj for wj, sj in zip(wf, s, strict=True) if sj < v) * n_bins >= k * total
+        ]
+        edges.append(min(cand) if cand else np.inf)
+    return np.array(edges)
+
+
 def brute_histogram_binning(s, y, w, n_bins, strategy, prior=0.0):
     """Edges and per-bin estimates straight from the definitions (O(N^2)).
 
-    The rows fall in the papers' bins (equal-frequency or [k/K, (k+1)/K)); then the edges
-    move off the training scores: between two consecutive distinct training scores a < b,
-    the edges there split (a, b) evenly (0 and 1 stand in beyond the scores, uniform only).
+    The rows fall in the papers' bins (equal-frequency, or [k/K, (k+1)/K) with k/K the
+    nearest float). The step map's edges: quantile, each finite edge moves down to the
+    midpoint with the largest score below it; uniform, k/K clipped to [a + SLACK, b - SLACK]
+    with a < k/K <= b the neighbouring training scores, or their midpoint if closer.
     """
     keep = w > 0
     s, y, w = s[keep], y[keep], w[keep]
-    total = w.sum()
     if strategy == "uniform":
-        paper_edges = np.linspace(0, 1, n_bins + 1)[1:-1]
+        paper_edges = np.array([float(Fraction(k, n_bins)) for k in range(1, n_bins)])
     else:
-        paper_edges = []
-        for k in range(1, n_bins):
-            cand = [v for v in s if w[s < v].sum() >= k * total / n_bins]
-            paper_edges.append(min(cand) if cand else np.inf)
-        paper_edges = np.array(paper_edges)
+        paper_edges = exact_share_edges(s, w, n_bins)
 
     def paper_bin(x):
         return sum(e <= x for e in paper_edges)
@@ -55,15 +74,13 @@ def brute_histogram_binning(s, y, w, n_bins, strategy, prior=0.0):
             [e if not np.isfinite(e) else brute_midpoint(s[s < e].max(), e) for e in paper_edges]
         )
     else:
-        below = [s[ids <= j].max() if (ids <= j).any() else 0.0 for j in range(n_bins - 1)]
-        above = [s[ids > j].min() if (ids > j).any() else 1.0 for j in range(n_bins - 1)]
-        gaps = list(zip(below, above, strict=True))
         edges = []
-        for j, (a, b) in enumerate(gaps):
-            t = (gaps[:j].count((a, b)) + 1) / (gaps.count((a, b)) + 1.0)
-            e = min((1.0 - t) * a + t * b, b)
-            edges.append(e if e > a else b)
-        edges = np.maximum.accumulate(edges) if edges else np.array([])
+        for e in paper_edges:
+            a = s[s < e].max() if (s < e).any() else -np.inf
+            b = s[s >= e].min() if (s >= e).any() else np.inf
+            lo, hi = a + SLACK, b - SLACK
+            edges.append(min(max(e, lo), hi) if lo <= hi else brute_midpoint(a, b))
+        edges = np.array(edges)
 
     def bin_of(x):
         return sum(e <= x for e in edges)
@@ -103,6 +120,7 @@ def calibration_data(draw):
 
 
 @pytest.mark.parametrize("strategy", ["quantile", "uniform"])
+@pytest.mark.filterwarnings(LOW_WEIGHT)
 @settings(max_examples=150, deadline=None)
 @given(data=calibration_data(), n_bins=st.integers(1, 12), prior=st.sampled_from([0.0, 2.0]))
 def test_matches_brute_force(strategy, data, n_bins, prior):
@@ -117,6 +135,7 @@ def test_matches_brute_force(strategy, data, n_bins, prior):
 
 
 @pytest.mark.parametrize("strategy", ["quantile", "uniform"])
+@pytest.mark.filterwarnings(LOW_WEIGHT)
 @settings(max_examples=80, deadline=None)
 @given(data=calibration_data(), n_bins=st.integers(1, 12))
 def test_integer_weights_equal_repeated_rows(strategy, data, n_bins):
@@ -176,18 +195,101 @@ def test_hand_worked_example():
 
 def test_uniform_edges_by_hand():
     # K = 5: bins [0, .2), [.2, .4), ...; rows in bins 0, 1 and 4, bins 2 and 3 empty.
-    # 0.2 sits on the paper's edge 1/5 and stays in bin 1.
+    # 0.2 sits on the edge 1/5 and stays in bin 1; the edge moves just below it.
     s = np.array([0.05, 0.1, 0.2, 0.3, 0.9])
     cal = HistogramBinning(n_bins=5, strategy="uniform").fit(s, [0, 0, 1, 0, 1])
     assert cal.bin_weights_.tolist() == [2, 2, 0, 0, 1]
-    # edge 1: midpoint of 0.1 and 0.2; edges 2, 3, 4 split (0.3, 0.9) into four parts
-    np.testing.assert_allclose(cal.thresholds_, [0.15, 0.45, 0.6, 0.75])
+    assert cal.thresholds_.tolist() == [0.2 - SLACK, 0.4, 0.6, 0.8]
     assert cal.predict([0.2, 0.2 * (1 - 4e-16), 0.1, 0.1 * (1 + 4e-16)]).tolist() == [
         0.5,
         0.5,
         0.0,
         0.0,
     ]
+    # new scores in the gaps get the textbook bins: 0.16 in bin 0, 0.62 in the empty bin 3,
+    # which borrows from bin 4 (nearer than bin 1)
+    assert cal.predict([0.16, 0.39, 0.41, 0.62]).tolist() == [0.0, 0.5, 0.5, 1.0]
+
+
+def test_uniform_edge_moves_only_for_a_training_score_on_it():
+    # 0.30000000000000004 (3 * 0.1) is in bin 3 of 10, above the edge 0.3: the edge moves
+    # below it, so the float 0.3 and the score one ulp under it follow the training row
+    s = np.array([0.05, 3 * 0.1, 0.55, 0.95])
+    cal = HistogramBinning(n_bins=10, strategy="uniform").fit(s, [0, 1, 0, 1])
+    expected = np.arange(1, 10) / 10
+    expected[2] = 3 * 0.1 - SLACK
+    assert cal.thresholds_.tolist() == expected.tolist()
+    for near in (0.3, np.nextafter(0.3, 0), 3 * 0.1, np.nextafter(3 * 0.1, 1)):
+        assert cal.predict([near]).tolist() == [1.0]
+    # a score just below the edge keeps it just above itself: 0.6 - 1 ulp is in bin 5
+    below = np.nextafter(0.6, 0)
+    cal = HistogramBinning(n_bins=10, strategy="uniform").fit([0.05, below, 0.95], [1, 0, 1])
+    assert cal.thresholds_[5] == below + SLACK
+    assert cal.predict([0.6, below]).tolist() == [0.0, 0.0]
+
+
+@st.composite
+def scores_on_and_off_edges(draw):
+    """Training data for B equal-width bins: scores on k/B, near it, and anywhere in [0, 1]."""
+    n_bins = draw(st.integers(1, 40))
+    n = draw(st.integers(2, 40))
+    k = np.array(draw(st.lists(st.integers(0, n_bins), min_size=n, max_size=n)))
+    kind = np.array(draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)))
+    anywhere = np.array(draw(st.lists(st.floats(0, 1), min_size=n, max_size=n)))
+    on = k / n_bins
+    s = np.select(
+        [kind == 0, kind == 1, kind == 2],
+        [on, np.nextafter(on, 0.0), np.clip(k * (1.0 / n_bins), 0, 1)],  # linspace's k/B
+        anywhere,
+    )
+    y = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)), dtype=float)
+    y[0], y[1] = 0, 1
+    return s, y, n_bins
+
+
+def exact_uniform_bin(x, n_bins):
+    """#{k >= 1 : k/B <= x} with k/B the nearest float, in exact arithmetic."""
+    return sum(Fraction(float(Fraction(k, n_bins))) <= Fraction(x) for k in range(1, n_bins))
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=scores_on_and_off_edges(), seed=st.integers(0, 2**32 - 1))
+def test_uniform_map_is_the_binning_on_fixed_edges(data, seed):
+    """Rows, and new scores farther than the slack from every k/B, take the bins of k/B."""
+    s, y, n_bins = data
+    cal = HistogramBinning(n_bins=n_bins, strategy="uniform").fit(s, y)
+    ids = [exact_uniform_bin(v, n_bins) for v in s]
+    np.testing.assert_array_equal(cal.bin_weights_, np.bincount(ids, minlength=n_bins))
+    np.testing.assert_array_equal(cal.predict(s), cal.step_values_[ids])
+    rng = np.random.default_rng(seed)
+    edges = np.arange(1, n_bins) / n_bins
+    new = np.concatenate([rng.uniform(size=100), edges, edges + 2 * SLACK, edges - 2 * SLACK])
+    off = np.array([np.all(np.abs(v - edges) > SLACK) for v in new], dtype=bool)
+    new = new[off]
+    expected = cal.step_values_[[exact_uniform_bin(v, n_bins) for v in new]]
+    np.testing.assert_array_equal(cal.predict(new), expected)
+    # the edges themselves move only where a training score lies within the slack
+    near = np.array([np.any(np.abs(s - e) <= SLACK) for e in edges], dtype=bool)
+    np.testing.assert_array_equal(cal.thresholds_[~near], edges[~near])
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=calibration_data(), n_bins=st.integers(1, 12), seed=st.integers(0, 2**32 - 1))
+def test_quantile_map_puts_a_new_score_in_the_bin_of_the_nearer_training_score(data, n_bins, seed):
+    """Quantile edges are midpoints: a new score in a gap takes its nearer neighbour's bin."""
+    s, y, _ = data
+    cal = HistogramBinning(n_bins=n_bins).fit(s, y)
+    paper = exact_share_edges(s, np.ones(s.size), n_bins)
+    values = np.unique(s)
+    bins = np.array([np.sum(paper <= v) for v in values])  # the papers' bin of each score
+    rng = np.random.default_rng(seed)
+    gaps = 0.5 * values[1:] + 0.5 * values[:-1]
+    new = np.concatenate([rng.uniform(-0.5, 1.5, 200), gaps - 1e-9, gaps + 1e-9])
+    d = np.sort(np.abs(new[:, None] - values[None, :]), axis=1)
+    clear = np.ones(new.size, bool) if values.size == 1 else d[:, 1] - d[:, 0] > 1e-12
+    new = new[clear]  # no score halfway between two training scores, up to rounding
+    nearest = np.abs(new[:, None] - values[None, :]).argmin(axis=1)
+    np.testing.assert_array_equal(cal.predict(new), cal.step_values_[bins[nearest]])
 
 
 def test_uniform_rejects_scores_outside_unit_interval_with_advice():

@@ -1,5 +1,7 @@
 """Metrics against brute-force evaluations of the papers' definitions and scipy/sklearn."""
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -25,19 +27,16 @@ def brute_bins(p, w, n_bins, strategy):
     """Bin of every sample, straight from the definitions, O(N * K) or O(N^2)."""
     n = len(p)
     ids = np.empty(n, dtype=int)
-    if strategy == "uniform":
+    if strategy == "uniform":  # [k/K, (k+1)/K) in exact arithmetic, k/K the nearest float
+        edges = [Fraction(float(Fraction(k, n_bins))) for k in range(n_bins + 1)]
         for i in range(n):
-            ids[i] = n_bins - 1 if p[i] == 1.0 else int(np.floor(p[i] * n_bins))
-            # guard against k/K rounding: compare with the float edges directly
-            edges = np.linspace(0, 1, n_bins + 1)
-            for k in range(n_bins):
-                if edges[k] <= p[i] < edges[k + 1] or (k == n_bins - 1 and p[i] == 1.0):
-                    ids[i] = k
-    else:
-        total = w.sum()
+            ids[i] = max(k for k in range(n_bins) if edges[k] <= Fraction(p[i]))
+    else:  # exact sums: a tie W(p' < p) = k W / K reaches the share
+        wf = [Fraction(v) for v in w]
+        total = sum(wf)
         for i in range(n):
-            below = w[p < p[i]].sum()  # weight strictly below this score
-            ids[i] = sum(below >= k * total / n_bins for k in range(1, n_bins))
+            below = sum(wj for wj, pj in zip(wf, p, strict=True) if pj < p[i])
+            ids[i] = sum(below * n_bins >= k * total for k in range(1, n_bins))
     return ids
 
 
