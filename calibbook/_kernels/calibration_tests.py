@@ -30,18 +30,19 @@ def spiegelhalter_sums(y, p, w):
 
 
 @njit(cache=True)
-def weighted_groups(values, run_weights, run_positives, n_groups):
+def weighted_groups(values, run_weights, run_positives, n_groups, n_terms=-1):
     """Total weight, observed positives and expected positives of equal-weight groups.
 
     The input are the sorted runs of equal predictions (value, total weight,
     positive weight) of ``calibbook._utils.binning.sorted_runs``, grouped as the
-    ``"quantile"`` bins group them (``equal_frequency_bins``: no run is split).
+    ``"quantile"`` bins group them (``equal_frequency_bins``: no run is split);
+    ``n_terms`` is the number of rows summed into the runs (its rounding slack).
     Within a run the prediction is constant, so the run adds value * weight to
     the expected count. The three sums visit the runs in the same order: a group
     whose only run is the prediction 1 has expected == total exactly, and the
     prediction 0 gives expected == 0.
     """
-    starts, total, observed = equal_frequency_bins(run_weights, run_positives, n_groups)
+    starts, total, observed = equal_frequency_bins(run_weights, run_positives, n_groups, n_terms)
     expected = np.zeros(n_groups)
     for k in range(n_groups):
         for r in range(starts[k], starts[k + 1]):

@@ -431,7 +431,7 @@ def _hosmer_lemeshow_groups(y, p, w, n_groups):
     from calibbook._kernels.calibration_tests import sorted_group_sums, weighted_groups
 
     if w is not None:
-        return weighted_groups(*sorted_runs(p, y, w), n_groups)
+        return weighted_groups(*sorted_runs(p, y, w), n_groups, np.count_nonzero(w))
     neg, pos = split_by_label(p, y)
     neg.sort()
     pos.sort()

@@ -471,3 +471,17 @@ def test_power_against_over_confident_predictions():
     assert np.all(power > 0.8), power
     slopes = [calibration_intercept_slope(y[r], q[r]).slope for r in range(50)]
     assert np.mean(slopes) == pytest.approx(0.5, abs=0.05)
+
+
+@pytest.mark.parametrize("scale", [0.1, 1 / 3, 0.7, 1e-6, 1e6, 1 / 1100])
+def test_hosmer_lemeshow_groups_do_not_depend_on_the_weights_scale(scale):
+    """Frequency weights c * 1: the groups are the unweighted ones, the statistic is c times.
+
+    Ten forecasts, 110 rows each: every group boundary sits exactly on a share k W / 10 of
+    the total, which the float sums of c * 1 may miss by a rounding (issue 28).
+    """
+    p = np.repeat(np.arange(1, 11) / 11, 110)
+    y = (np.random.default_rng(5).uniform(size=p.size) < p).astype(float)
+    want = hosmer_lemeshow_test(y, p)
+    got = hosmer_lemeshow_test(y, p, sample_weight=np.full(p.size, scale))
+    np.testing.assert_allclose(got.statistic / scale, want.statistic, rtol=1e-9)
