@@ -3,10 +3,12 @@
 import warnings
 
 import numpy as np
-from scipy.special import logsumexp, softmax
+from scipy.special import softmax
+from sklearn.exceptions import ConvergenceWarning
 
-from calibbook._utils.maths import expit
+from calibbook._utils.maths import expit, standard_units
 from calibbook._utils.params import Integral, Interval
+from calibbook._utils.weights import external_stacklevel, warn_low_total_weight
 from calibbook.base import BaseCalibrator
 
 __all__ = ["PlattScaling", "TemperatureScaling", "fit_inverse_temperature"]
@@ -32,6 +34,20 @@ class PlattScaling(BaseCalibrator):
     following Lin, Lin & Weng (2007). :doc:`/book/03_platt_scaling` derives the
     model, the smoothed targets and the Newton iteration.
 
+    The fit does not depend on the units of the score: it runs on the scores in
+    robust standard units (centred at their median, divided by a power of two near
+    their interquartile range), and ``fit(a * s + b)`` predicts at ``a * t + b`` what
+    ``fit(s)`` predicts at ``t``, for every a > 0 and b that keep the scores finite.
+    ``a_`` and ``b_`` are reported in the user's units; predictions are computed in
+    the standard units, where they are exact even when ``b_`` is large. Constant
+    scores give a constant map, the weighted mean of the smoothed targets.
+
+    The weights are frequencies (a weight of 2 is a row seen twice): N+ and N- are
+    weighted counts, so the targets, and the fit, move continuously with the weights'
+    total. Platt's targets add one pseudo-case per class, so a total weight below two
+    (the prior outweighs the data) warns with :class:`calibbook.LowWeightWarning`
+    (one group: the sigmoid).
+
     Which calibrator suits your data and classifier: the decision guide,
     :doc:`/book/which_calibrator`.
 
@@ -52,6 +68,13 @@ class PlattScaling(BaseCalibrator):
         more likely positive).
     n_iter_ : int
         Newton iterations used.
+
+    Warns
+    -----
+    sklearn.exceptions.ConvergenceWarning
+        When Newton's method stops at ``max_iter`` iterations before converging.
+    calibbook.LowWeightWarning
+        When the sample weights total less than 2.
 
     See Also
     --------
@@ -94,25 +117,81 @@ class PlattScaling(BaseCalibrator):
             n_neg = y.size - n_pos
         else:
             w = sample_weight
-            n_pos = np.sum(w * y)
-            n_neg = np.sum(w) - n_pos
+            n_pos = float(np.dot(w, y))
+            n_neg = float(np.sum(w)) - n_pos
+            # the targets add one pseudo-case per class: below two cases, the prior dominates
+            warn_low_total_weight(n_pos + n_neg, 1, "sigmoid", "PlattScaling")
         t_pos, t_neg = (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0)  # Platt's targets
         a0, b0 = 0.0, float(np.log((n_neg + 1.0) / (n_pos + 1.0)))  # Platt's starting point
+        features = self._features(scores)
+        units = standard_units(features)  # the fit runs in standard units, whatever the user's
         a, b, n_iter, converged = platt_newton(
-            self._features(scores), y, w, t_pos, t_neg, a0, b0, self.max_iter
+            units.transform(features), y, w, t_pos, t_neg, a0, b0, self.max_iter
         )
         if not converged:
+            if n_iter >= self.max_iter:
+                why = f"it reached max_iter={self.max_iter} Newton iterations. Increase max_iter"
+            else:
+                why = (
+                    f"after {n_iter} of at most max_iter={self.max_iter} Newton iterations, "
+                    "rounding stopped the line search while the gradient was still large"
+                )
             warnings.warn(
-                f"PlattScaling: Newton's method stopped after {n_iter} iterations before the "
-                "gradient vanished; the fit may be slightly off the optimum.",
-                RuntimeWarning,
-                stacklevel=3,
+                f"PlattScaling did not converge: {why}. a_ and b_ are not the "
+                "maximum-likelihood fit.",
+                ConvergenceWarning,
+                stacklevel=external_stacklevel(),
             )
-        self.a_, self.b_, self.n_iter_ = float(a), float(b), int(n_iter)
+        self._standard = (units, float(a), float(b))
+        self.a_, self.b_ = units.user_slope(a), units.user_intercept(a, b)
+        self.n_iter_ = int(n_iter)
         return self
 
     def _predict(self, scores):
-        return expit(-(self.a_ * self._features(scores) + self.b_))
+        units, a, b = self._standard  # in standard units: exact for any units of the score
+        return expit(-(a * units.transform(self._features(scores)) + b))
+
+
+def _softmax_temperature_derivatives(logits, labels, w):
+    """g(beta) and h(beta), the first two derivatives in beta of the weighted log-loss of
+    softmax(beta * logits): the weighted sums of E_p[z] - z_label and of Var_p(z)."""
+    observed = logits[np.arange(logits.shape[0]), labels]
+
+    def derivatives(beta):
+        p = softmax(beta * logits, axis=1)
+        mean = np.sum(p * logits, axis=1)
+        spread = np.sum(p * (logits - mean[:, None]) ** 2, axis=1)
+        if w is None:
+            return float(np.sum(mean - observed)), float(np.sum(spread))
+        return float(np.dot(w, mean - observed)), float(np.dot(w, spread))
+
+    return derivatives
+
+
+def _solve_inverse_temperature(z, labels, sample_weight):
+    """(units, beta in standard units, n_iter, status) of temperature scaling.
+
+    ``z`` is one column of binary logits (the model expit(beta z)) or an (n, K) array of
+    class logits (softmax(beta z)). The logits are divided by a power of two near their
+    median magnitude (:func:`calibbook._utils.maths.standard_units`, without centring), so
+    that beta's range of :data:`calibbook._kernels.platt.BETA_BOUNDS` is relative to the
+    logits' own scale; status is as in
+    :func:`calibbook._kernels.platt.inverse_temperature_newton`.
+    """
+    from calibbook._kernels.platt import (
+        binary_temperature_derivatives,
+        inverse_temperature_newton,
+    )
+
+    units = standard_units(z, centred=False)
+    if z.ndim == 1:
+        w = np.empty(0) if sample_weight is None else sample_weight
+        derivatives = binary_temperature_derivatives(units.transform(z), labels, w)
+    else:
+        x = units.transform(z).reshape(z.shape)
+        derivatives = _softmax_temperature_derivatives(x, labels, sample_weight)
+    beta, n_iter, status = inverse_temperature_newton(derivatives)
+    return units, beta, n_iter, status
 
 
 def fit_inverse_temperature(logits, labels, sample_weight=None):
@@ -130,14 +209,15 @@ def fit_inverse_temperature(logits, labels, sample_weight=None):
     Returns
     -------
     float
-        beta in [e^-12, e^12]. The loss is convex in beta: a bounded Brent search on
-        log(beta), to scikit-learn's tolerance, then Newton steps from its answer
-        (quadratic convergence, so equal data, such as integer weights and repeated
-        rows, give equal fits to full precision).
+        beta, in the units of ``logits``. The loss is convex in beta; it is minimised by
+        safeguarded Newton steps to full precision, in units where the logits' median
+        magnitude is about 1, and beta is searched for in [e^-12, e^12] in those units
+        (so the range follows the logits' scale, and large logits do not saturate it).
 
     Notes
     -----
-    :class:`TemperatureScaling` calls it with two columns, and ``CalibratedClassifier``
+    :class:`TemperatureScaling` solves the binary case with one column of logits
+    (a compiled pass per Newton step), and ``CalibratedClassifier`` calls this function
     with one column per class (one temperature on the softmax, as scikit-learn).
     :doc:`/book/03_platt_scaling` relates the model to Platt's.
 
@@ -154,35 +234,9 @@ def fit_inverse_temperature(logits, labels, sample_weight=None):
     >>> bool(0 < beta < 1)  # the logits were over-confident: T > 1
     True
     """
-    from scipy.optimize import minimize_scalar
-
-    w = np.ones(logits.shape[0]) if sample_weight is None else sample_weight
-    observed = logits[np.arange(logits.shape[0]), labels]
-
-    def loss(log_beta):
-        beta = np.exp(log_beta)
-        return float(np.dot(w, logsumexp(beta * logits, axis=1) - beta * observed))
-
-    best = minimize_scalar(
-        loss, bounds=(-12.0, 12.0), method="bounded", options={"xatol": 64 * np.finfo(float).eps}
-    )
-    beta = float(np.exp(best.x))
-    if abs(best.x) >= 11.0:  # at a bound (separable or uninformative data): keep Brent's answer
-        return beta
-    for _ in range(20):
-        p = softmax(beta * logits, axis=1)
-        mean = np.sum(p * logits, axis=1)
-        gradient = np.dot(w, mean - observed)
-        curvature = np.dot(w, np.sum(p * logits * logits, axis=1) - mean * mean)
-        if not curvature > 0:
-            break
-        step = gradient / curvature
-        if not 0 < beta - step < np.inf:
-            break
-        beta -= step
-        if abs(step) <= 4 * np.finfo(float).eps * beta:
-            break
-    return float(beta)
+    logits = np.asarray(logits, dtype=np.float64)
+    units, beta, _, _ = _solve_inverse_temperature(logits, np.asarray(labels), sample_weight)
+    return units.user_slope(beta)
 
 
 class TemperatureScaling(BaseCalibrator):
@@ -195,7 +249,10 @@ class TemperatureScaling(BaseCalibrator):
     confidence without moving the 0.5 point and never changes the ranking. This is
     scikit-learn's ``CalibratedClassifierCV(method="temperature")`` for two classes
     (Guo et al. 2017 proposed it for neural networks); :doc:`/book/03_platt_scaling`
-    derives the two-parameter sigmoid it restricts.
+    derives the two-parameter sigmoid it restricts. The loss is convex in 1 / T: the
+    fit is a safeguarded Newton search on log(1 / T), to full precision, with one
+    compiled pass over the rows per step. The weights' total does not matter (there is
+    no prior), so no total warns.
 
     Which calibrator suits your data and classifier: the decision guide,
     :doc:`/book/which_calibrator`.
@@ -210,8 +267,25 @@ class TemperatureScaling(BaseCalibrator):
     Attributes
     ----------
     temperature_ : float
-        The fitted temperature T; the slope on the logit is 1 / T. It is searched
-        for in :math:`[e^{-12}, e^{12}]`; on separable data it sits at the lower end.
+        The fitted temperature T, in the units of the score; the slope on the logit
+        is 1 / T. The fit runs on the logits divided by a power of two near their
+        median magnitude, so it does not depend on their units (``fit(a * z)``
+        predicts at ``a * t`` what ``fit(z)`` predicts at ``t``, for a > 0; a shift
+        of the scores does move the map, which has no intercept), and T is searched
+        for in :math:`[e^{-12}, e^{12}]` times that magnitude. On separable data it
+        sits at the lower end, on scores unrelated to the labels at the upper end.
+    n_iter_ : int
+        Newton steps used (each one pass over the rows).
+
+    Warns
+    -----
+    sklearn.exceptions.ConvergenceWarning
+        When the temperature sits at a bound of its range (the likelihood would
+        improve beyond it), saying which.
+    UserWarning
+        When every score lies in [0, 1] and ``logit_input`` is False: the scores look
+        like probabilities, and a temperature on them can only predict
+        probabilities >= 0.5. It does not switch to ``logit_input=True`` on its own.
 
     See Also
     --------
@@ -233,11 +307,17 @@ class TemperatureScaling(BaseCalibrator):
     """
 
     _EPS = 1e-12  # scikit-learn's: log(p + eps) keeps 0 and 1 finite
+    _MAX_ITER = 100  # Newton steps (each a pass over the rows); about 6 suffice
 
     _parameter_constraints = {"logit_input": ["boolean"]}
 
     def __init__(self, *, logit_input=False):
         self.logit_input = logit_input
+
+    @property
+    def _units(self):
+        """A change of scale only: the map has no intercept, so a shift of the scores moves it."""
+        return None if self._requires_probabilities else "scale"
 
     def _logits(self, scores):
         if not self.logit_input:
@@ -245,11 +325,49 @@ class TemperatureScaling(BaseCalibrator):
         return np.log(scores + self._EPS) - np.log(1.0 - scores + self._EPS)
 
     def _fit(self, scores, y, sample_weight):
-        z = self._logits(scores)
-        logits = np.column_stack((np.zeros_like(z), z))  # softmax([0, z]) = expit(z)
-        beta = fit_inverse_temperature(logits, y.astype(np.intp), sample_weight)
-        self.temperature_ = float(1.0 / beta)
+        from calibbook._kernels.platt import BETA_BOUNDS
+
+        if not self.logit_input and scores.min() >= 0.0 and scores.max() <= 1.0:
+            warnings.warn(
+                "TemperatureScaling: every score lies in [0, 1], so the scores look like "
+                "probabilities; without logit_input=True they are used as logits, and the "
+                "fitted map can only predict probabilities >= 0.5. Pass logit_input=True to "
+                "scale their logits.",
+                UserWarning,
+                stacklevel=external_stacklevel(),
+            )
+        units, beta, n_iter, status = _solve_inverse_temperature(
+            self._logits(scores), y, sample_weight
+        )
+        self._standard = (units, float(beta))
+        with np.errstate(divide="ignore", over="ignore"):  # inf if 1 / T underflows
+            self.temperature_ = float(np.float64(1.0) / units.user_slope(beta))
+        self.n_iter_ = int(n_iter)
+        if status:
+            self._warn_unconverged(status, BETA_BOUNDS)
         return self
 
+    def _warn_unconverged(self, status, bounds):
+        if status == 2:
+            why = f"Newton's method reached {self._MAX_ITER} iterations before converging"
+        elif status == 1:
+            why = (
+                f"the temperature sits at its lower bound (e^-12 = {1 / bounds[1]:.3g} times "
+                "the logits' median magnitude): the scores separate the classes, and the "
+                "likelihood keeps improving as T goes to 0"
+            )
+        else:
+            why = (
+                f"the temperature sits at its upper bound (e^12 = {1 / bounds[0]:.3g} times "
+                "the logits' median magnitude): the scores carry no information on the "
+                "labels, or rank them backwards, and every prediction is about 0.5"
+            )
+        warnings.warn(
+            f"TemperatureScaling did not converge: {why}.",
+            ConvergenceWarning,
+            stacklevel=external_stacklevel(),
+        )
+
     def _predict(self, scores):
-        return expit(self._logits(scores) / self.temperature_)
+        units, beta = self._standard  # in standard units, where the fit ran
+        return expit(beta * units.transform(self._logits(scores)))
