@@ -3,14 +3,15 @@
 calibbook reads every sample weight as a **frequency**: a row of weight 2 counts as that
 row seen twice, and a weight of 0.5 as half a row. This is the reading under which an
 integer weight equals repeating the row, which scikit-learn's ``sample_weight`` and
-``CalibratedClassifierCV`` share, so every calibrator's fit depends on the weights' total
-as well as on their proportions. Rules that count cases (Platt's smoothed targets, BBQ's
-and ENIR's Bayesian scores, a bandwidth rule of thumb, a Dirichlet prior) therefore see
-weights that sum to 1 as *one* observation, and smooth accordingly. The results move
-continuously with the total (no formula divides by W - 1), and
-:func:`warn_low_total_weight` says so when the total leaves fewer than two cases per bin,
-block or kernel. Relative importances that should not shrink the data (weights normalised
-to sum to 1, say) should first be rescaled to sum to the number of rows.
+``CalibratedClassifierCV`` share. Fits that count cases (Platt's smoothed targets, BBQ's
+and ENIR's Bayesian scores, a bandwidth rule of thumb, a Dirichlet prior) therefore depend
+on the weights' total as well as on their proportions, and see weights that sum to 1 as
+*one* observation; fits that only average (PAV, histogram binning's bin means, temperature
+scaling's likelihood) read the proportions alone. Either way the results move continuously
+with the total (no formula divides by W - 1), and :func:`warn_low_total_weight` warns for
+every calibrator when the total leaves fewer than two cases per bin, block or kernel.
+Relative importances that should not shrink the data (weights normalised to sum to 1, say)
+should first be rescaled to sum to the number of rows.
 """
 
 import os
@@ -26,8 +27,9 @@ class LowWeightWarning(UserWarning):
     """The sample weights total fewer than two cases per bin, block or kernel.
 
     calibbook reads weights as frequencies (a weight of 2 is a row seen twice), so
-    weights that sum to a small number describe a small sample, and the calibrator
-    smooths towards its prior or a single group. Rescale the weights (for example so
+    weights that sum to a small number describe a small sample: a fit that counts cases
+    (a prior, a pseudo-count, a rule of thumb) smooths towards its prior or a single group,
+    and any fit rests on that few cases. Rescale the weights (for example so
     that they sum to the number of rows) if they are relative importances.
     :doc:`/book/api/index` says which calibrators count their groups this way.
 
@@ -65,7 +67,8 @@ def warn_low_total_weight(total_weight, n_groups, group, estimator):
     total_weight : float
         The sum of the sample weights.
     n_groups : int
-        How many bins, blocks or kernels the fit shares the weight among.
+        How many bins, blocks or kernels the fit shares the weight among (1 for a
+        parametric fit such as a sigmoid: it warns below a total of two).
     group : str
         What one group is called ("bin", "block", "kernel"), for the message.
     estimator : str
@@ -78,12 +81,13 @@ def warn_low_total_weight(total_weight, n_groups, group, estimator):
     """
     if not total_weight < 2.0 * n_groups:
         return False
+    per_group = f" per {group} ({n_groups} {group}s)" if n_groups > 1 else ""
     warnings.warn(
-        f"{estimator}: the sample weights total {total_weight:.3g}, fewer than two cases per "
-        f"{group} ({n_groups} {group}{'s' if n_groups != 1 else ''}). calibbook reads weights as "
-        "frequencies (a weight of 2 is a row seen twice), so this fit describes a sample of "
-        f"{total_weight:.3g} cases and smooths accordingly; if the weights are relative "
-        "importances, rescale them to sum to the number of rows.",
+        f"{estimator}: the sample weights total {total_weight:.3g}, fewer than two cases"
+        f"{per_group}. calibbook reads weights as "
+        "frequencies (a weight of 2 is a row seen twice), so this fit rests on "
+        f"{total_weight:.3g} cases; if the weights are relative importances, rescale them to "
+        "sum to the number of rows.",
         LowWeightWarning,
         stacklevel=external_stacklevel(),
     )

@@ -251,8 +251,9 @@ class TemperatureScaling(BaseCalibrator):
     (Guo et al. 2017 proposed it for neural networks); :doc:`/book/03_platt_scaling`
     derives the two-parameter sigmoid it restricts. The loss is convex in 1 / T: the
     fit is a safeguarded Newton search on log(1 / T), to full precision, with one
-    compiled pass over the rows per step. The weights' total does not matter (there is
-    no prior), so no total warns.
+    compiled pass over the rows per step. The fit reads only the weights' proportions
+    (there is no prior), but a total below two cases still warns with
+    :class:`calibbook.LowWeightWarning`: the frequency reading says the fit rests on it.
 
     Which calibrator suits your data and classifier: the decision guide,
     :doc:`/book/which_calibrator`.
@@ -336,6 +337,8 @@ class TemperatureScaling(BaseCalibrator):
                 UserWarning,
                 stacklevel=external_stacklevel(),
             )
+        if sample_weight is not None:
+            warn_low_total_weight(float(np.sum(sample_weight)), 1, "fit", "TemperatureScaling")
         units, beta, n_iter, status = _solve_inverse_temperature(
             self._logits(scores), y, sample_weight
         )

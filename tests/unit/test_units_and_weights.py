@@ -1,0 +1,170 @@
+"""Units of the score and totals of the weights do not change a calibrator's answer (issue 28).
+
+Run over every registered calibrator and the parameter variants of the contract test:
+
+* each calibrator declares in ``_units`` how its map follows a change of the score's units
+  ("affine": a s + b for a > 0 and any b; "scale": a s only; None: probabilities, whose units
+  are fixed), and the fit on the rescaled scores predicts, at the rescaled probes, what the fit
+  on the original scores predicts (the reference is the same calibrator on the unscaled data);
+* any finite input either fits and predicts finite probabilities in [0, 1] or raises a
+  ValueError, never another exception;
+* results move continuously with the weights' total (weights are frequencies): a relative
+  change of a few ulps in every weight, across totals from 1e-6 to 1e6 and around 1, moves no
+  prediction by more than 1e-9, and a total below two cases warns ``LowWeightWarning``.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from calibbook import LowWeightWarning
+from calibbook.registry import calibrator_entry
+from tests._support.contract import CASES, IDS, scores_for
+
+SETTINGS = settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+def make(name, params):
+    return calibrator_entry(name).make(**params)
+
+
+def quiet_fit(cal, s, y, w=None):
+    """Fit with the warnings about small totals and convergence silenced."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return cal.fit(s, y, sample_weight=w)
+
+
+def probes(s, seed, probabilities=False):
+    """The training scores, points between them and points beyond the range."""
+    rng = np.random.default_rng(seed)
+    lo, hi = s.min(), s.max()
+    pad = 0.25 * (hi - lo)
+    t = np.concatenate((s, rng.uniform(lo, hi, size=100), rng.uniform(lo - pad, hi + pad, size=50)))
+    return np.clip(t, 0.0, 1.0) if probabilities else t
+
+
+ALL_CASES = [pytest.param(name, params, id=i) for (name, params), i in zip(CASES, IDS, strict=True)]
+UNIT_CASES = [
+    pytest.param(name, params, id=i)
+    for (name, params), i in zip(CASES, IDS, strict=True)
+    if make(name, params)._units is not None
+]
+PROBABILITY_CASES = [
+    pytest.param(name, params, id=i)
+    for (name, params), i in zip(CASES, IDS, strict=True)
+    if make(name, params)._units is None
+]
+
+
+def test_every_calibrator_declares_its_units():
+    for name, params in CASES:
+        units = make(name, params)._units
+        assert units in ("affine", "scale", None), (name, params, units)
+        if make(name, params)._requires_probabilities:
+            assert units is None, f"{name}: scores in [0, 1] have no units to change"
+
+
+@pytest.mark.parametrize("name,params", UNIT_CASES)
+@SETTINGS
+@given(
+    log_a=st.floats(-12.0, 12.0),
+    shift=st.floats(-1e6, 1e6),
+    seed=st.integers(0, 2**16),
+)
+def test_a_change_of_units_predicts_the_same(name, params, log_a, shift, seed):
+    cal = make(name, params)
+    s, y = scores_for(cal, 150, seed)
+    a = 10.0**log_a
+    b = shift * a * (s.max() - s.min()) if cal._units == "affine" else 0.0
+    t = probes(s, seed + 1)
+    reference = quiet_fit(make(name, params), s, y).predict(t)
+    moved = quiet_fit(make(name, params), a * s + b, y).predict(a * t + b)
+    np.testing.assert_allclose(moved, reference, rtol=0, atol=1e-6, err_msg=f"a={a:g}, b={b:g}")
+
+
+FINITE = st.floats(allow_nan=False, allow_infinity=False, width=64)
+UNIT_INTERVAL = st.one_of(
+    st.floats(0.0, 1.0, allow_subnormal=True),
+    st.sampled_from([0.0, 5e-324, 1e-310, 2.2250738585072014e-308, 1.0 - 2.0**-53, 1.0]),
+)
+
+
+def check_any_input(cal, s, y, t):
+    """Fit and predict, or a ValueError: never another exception, never a non-finite p."""
+    try:
+        p = quiet_fit(cal, s, y).predict(t)
+    except ValueError:
+        return
+    assert np.isfinite(p).all() and p.min() >= 0.0 and p.max() <= 1.0, p
+
+
+@pytest.mark.parametrize("name,params", UNIT_CASES)
+@SETTINGS
+@given(data=st.data(), n=st.integers(2, 40))
+def test_any_finite_scores(name, params, data, n):
+    s = data.draw(arrays(np.float64, n, elements=FINITE))
+    y = np.arange(n) % 2
+    t = data.draw(arrays(np.float64, 5, elements=FINITE))
+    check_any_input(make(name, params), s, y, t)
+
+
+@pytest.mark.parametrize("name,params", PROBABILITY_CASES)
+@SETTINGS
+@given(data=st.data(), n=st.integers(2, 40))
+def test_any_probabilities(name, params, data, n):
+    s = data.draw(arrays(np.float64, n, elements=UNIT_INTERVAL))
+    y = np.arange(n) % 2
+    t = data.draw(arrays(np.float64, 5, elements=UNIT_INTERVAL))
+    check_any_input(make(name, params), s, y, t)
+
+
+@pytest.mark.parametrize("name,params", PROBABILITY_CASES)
+@pytest.mark.parametrize("factor", [1e-310, 1e-300, 1e-200])
+def test_tiny_probabilities_fit(name, params, factor):
+    """Probabilities scaled into the subnormal range are valid input (issue 28's ENIR case)."""
+    cal = make(name, params)
+    s, y = scores_for(cal, 150, 0)
+    p = quiet_fit(cal, s * factor, y).predict(s * factor)
+    assert np.isfinite(p).all() and p.min() >= 0.0 and p.max() <= 1.0
+
+
+@pytest.mark.parametrize("name,params", ALL_CASES)
+@pytest.mark.parametrize("total", [1e-6, 1e-3, 1.0, 30.0, 1e6])
+def test_results_move_continuously_with_the_weights_total(name, params, total):
+    cal = make(name, params)
+    s, y = scores_for(cal, 150, 1)
+    w = np.random.default_rng(2).uniform(0.5, 1.5, size=s.size)
+    w *= total / w.sum()
+    t = probes(s, 3, cal._requires_probabilities)
+    at = quiet_fit(make(name, params), s, y, w).predict(t)
+    for nudge in (1.0 - 4e-16, 1.0 + 4e-16, 1.0 + 1e-12):  # across a rounding of the total
+        moved = quiet_fit(make(name, params), s, y, w * nudge).predict(t)
+        np.testing.assert_allclose(moved, at, rtol=0, atol=1e-9, err_msg=f"nudge {nudge!r}")
+
+
+@pytest.mark.parametrize("name,params", ALL_CASES)
+def test_a_small_weights_total_warns(name, params):
+    """One case in all warns, whether or not the fit reads the total; 150 cases do not."""
+    cal = make(name, params)
+    s, y = scores_for(cal, 150, 1)
+    with pytest.warns(LowWeightWarning, match="total 1, fewer than two cases"):
+        quiet_fit_but(LowWeightWarning, cal, s, y, np.full(s.size, 1.0 / s.size))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        warnings.simplefilter("error", LowWeightWarning)
+        make(name, params).fit(s, y, sample_weight=np.ones(s.size))
+
+
+def quiet_fit_but(category, cal, s, y, w):
+    """Fit with every warning but ``category`` silenced."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        warnings.simplefilter("always", category)
+        return cal.fit(s, y, sample_weight=w)
