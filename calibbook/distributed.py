@@ -30,6 +30,7 @@ from calibbook._utils.params import (
     validate_params,
 )
 from calibbook._utils.validation import (
+    as_float_array,
     check_consistent_length,
     check_finite,
     check_weight_values,
@@ -186,7 +187,7 @@ def _as_grid(grid):
 # Pure NumPy functions over one block (a NumPy chunk or a pandas partition). Errors are
 # raised inside the task and reach the caller as the same ValueError.
 def _finite_scores(values, name="scores"):
-    return check_finite(np.asarray(values, dtype=np.float64).reshape(-1), name, "in a block")
+    return check_finite(as_float_array(values, name).reshape(-1), name, "in a block")
 
 
 def _block_labels(y, n):
@@ -202,7 +203,7 @@ def _block_labels(y, n):
 def _block_weights(sample_weight, n):
     if sample_weight is None:
         return None
-    w = np.asarray(sample_weight, dtype=np.float64).reshape(-1)
+    w = as_float_array(sample_weight, "sample_weight").reshape(-1)
     if w.shape[0] != n:
         raise ValueError(
             f"sample_weight has {w.shape[0]} entries in a block where scores has {n}; scores, y "

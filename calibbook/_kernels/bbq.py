@@ -29,9 +29,20 @@ from numba import njit
 
 from calibbook._kernels.binning import midpoint
 
+# cuts_of_runs: a weight below within this many ulps of W of a target reaches it
+_TIE_ULPS = 8.0
+
 # the state of a binning in the sweep, one row (cache line) per binning
 _RUN, _CUT, _BELOW, _POS, _SCORE, _N0, _LG0, _N1, _LG1 = range(9)
 _N_STATE = 10
+
+
+@njit(cache=True, inline="always")
+def _add_compensated(exact, carry, x):
+    """Neumaier's step: exact + x, with the rounding error added to carry."""
+    t = exact + x
+    carry += (exact - t) + x if abs(exact) >= abs(x) else (x - t) + exact
+    return t, carry
 
 
 @njit(cache=True)
@@ -153,13 +164,26 @@ def cuts_of_runs(values, weights, positives, b_min, b_max):
     then recorded one binning per entry (step > b_max), in increasing order of target,
     so the runs are still read forwards only. Returns the record and W and the positive
     weight, summed in order.
+
+    A run's weight below reaches a target when it is at least the target less ``tol`` =
+    8 ulps of W (``_TIE_ULPS``), the weight below and W in the targets summed with
+    compensation (Neumaier):
+    a weight below equal to the target in exact arithmetic (equal weights, weights
+    scaled by a constant) then reaches it whatever the rounding, so the cuts do not
+    jump when the weights are scaled. Integer weights are summed exactly and lie 1 / B
+    or more from a target they do not equal: their cuts are unchanged (for W B < 2^48).
     """
     n_runs = values.shape[0]
     total = pos_total = 0.0
+    exact = carry = 0.0  # W compensated, for the targets: exact + carry
     for r in range(n_runs):
         total += weights[r]
         pos_total += positives[r]
+        exact, carry = _add_compensated(exact, carry, weights[r])
     same_target = total == math.floor(total) and total * b_max < 2.0**53
+    tol = _TIE_ULPS * 2.0**-52 * total
+    whole = exact + carry
+    exact = carry = 0.0  # now the weight below, compensated
     size = 0
     for big_b in range(b_min, b_max + 1):
         size += big_b - 1
@@ -175,20 +199,22 @@ def cuts_of_runs(values, weights, positives, b_min, b_max):
         first = _first_multiple(d, b_min)
         n_members = 0
         if same_target:
-            targets[0], members[0] = c * total / d, first
+            targets[0], members[0] = c * whole / d, first
             n_members = 1
         else:  # each cut has its own target: insertion sort by target
             for big_b in range(first, b_max + 1, d):
-                t, w = (big_b // d) * c * total / big_b, n_members
+                t, w = (big_b // d) * c * whole / big_b, n_members
                 while w > 0 and targets[w - 1] > t:
                     targets[w], members[w] = targets[w - 1], members[w - 1]
                     w -= 1
                 targets[w], members[w] = t, big_b
                 n_members += 1
         for u in range(n_members):
-            while r < n_runs and below < targets[u]:  # the first run with below >= target
+            reach = targets[u] - tol
+            while r < n_runs and exact + carry < reach:  # the first run with below >= target
                 below += weights[r]
                 pos += positives[r]
+                exact, carry = _add_compensated(exact, carry, weights[r])
                 r += 1
             rec_first[e] = members[u]
             rec_step[e] = d if same_target else b_max + 1

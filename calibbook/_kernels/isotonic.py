@@ -119,5 +119,11 @@ def linear_values(knots_x, knots_y, x):
         else:
             j = counts[i] - 1  # knots_x[j] <= v < knots_x[j + 1]
             x0, x1 = knots_x[j], knots_x[j + 1]
-            out[i] = knots_y[j] + (knots_y[j + 1] - knots_y[j]) * (v - x0) / (x1 - x0)
+            span = x1 - x0
+            if span == np.inf:  # knots near -+1.8e308: halve both differences
+                out[i] = knots_y[j] + (knots_y[j + 1] - knots_y[j]) * (
+                    (0.5 * v - 0.5 * x0) / (0.5 * x1 - 0.5 * x0)
+                )
+            else:
+                out[i] = knots_y[j] + (knots_y[j + 1] - knots_y[j]) * (v - x0) / span
     return out

@@ -10,12 +10,40 @@ import numpy as np
 from calibbook._utils.params import Integral, Interval, Options, check_parameter
 
 
+def as_float_array(values, name):
+    """``values`` as a float64 array; a ValueError naming ``name`` for what is not real.
+
+    Complex values are refused, as scikit-learn refuses them (NumPy would drop the
+    imaginary part with a warning), and so are Python integers beyond the largest float
+    (NumPy raises OverflowError).
+    """
+    arr = values if isinstance(values, np.ndarray) else None
+    try:
+        if arr is None:
+            arr = np.asarray(values)
+        if arr.dtype.kind == "c" or (
+            arr.dtype == object and any(isinstance(v, complex) for v in arr.ravel().tolist())
+        ):
+            raise ValueError(
+                f"{name} must be real; got complex values. Pass the real part "
+                "(np.real) or the modulus (np.abs) if that is what is meant."
+            )
+        return np.asarray(arr, dtype=np.float64)
+    except OverflowError:
+        raise ValueError(
+            f"{name} holds an integer too large for a float (above about 1.8e308)."
+        ) from None
+    except TypeError as exc:
+        raise ValueError(f"{name} must be an array of real numbers ({exc}).") from None
+    except ValueError as exc:
+        if str(exc).startswith(name):
+            raise
+        raise ValueError(f"{name} must be an array of real numbers ({exc}).") from None
+
+
 def _as_1d_float(values, name):
     """Convert to a contiguous 1-D float64 array; a single column is accepted."""
-    try:
-        arr = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be an array of real numbers ({exc}).") from None
+    arr = as_float_array(values, name)
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr[:, 0]
     if arr.ndim != 1:
@@ -48,14 +76,25 @@ def check_scores(scores, *, name="scores", probabilities=False, estimator=None):
     if probabilities:
         lo, hi = arr.min(), arr.max()
         if lo < 0.0 or hi > 1.0:
-            who = f"{estimator} needs" if estimator else "this function needs"
             raise ValueError(
-                f"{name} must lie in [0, 1] because {who} probabilities; got values in "
-                f"[{lo:.4g}, {hi:.4g}]. Map decision values to [0, 1] first "
-                "(e.g. with a sigmoid or PlattScaling), or use a method that accepts any real "
-                "score."
+                f"{name} must lie in [0, 1] because {estimator or 'this function'} needs "
+                f"probabilities; got values in [{lo:.4g}, {hi:.4g}]. "
+                + _probability_hint(estimator)
             )
     return arr
+
+
+def _probability_hint(estimator):
+    """What to do about scores outside [0, 1]: calibrate them (a metric) or pick a method."""
+    if estimator is None or " " in estimator:  # a function or "this metric"
+        return (
+            "Turn decision values into probabilities first, e.g. with "
+            "calibbook.PlattScaling().fit(scores, y).predict(scores)."
+        )
+    return (
+        "Map decision values to [0, 1] first (e.g. with a sigmoid), or use a calibrator "
+        "that accepts any real score, such as PlattScaling or IsotonicCalibration."
+    )
 
 
 def check_finite(arr, name, where="entries"):
@@ -76,6 +115,11 @@ def positive_label_mask(labels, name="y"):
     """``labels == 1`` for 0/1 (or boolean) labels; a ValueError naming the others."""
     if labels.dtype == bool:
         return labels
+    if labels.dtype.kind in "OSU":  # strings (a block on the Dask path): name them
+        try:
+            labels = labels.astype(np.float64)
+        except (TypeError, ValueError, OverflowError):
+            raise ValueError(_label_message(name, labels)) from None
     is_pos = labels == 1
     if not (is_pos | (labels == 0)).all():  # np.unique would sort: only on the error path
         values = np.unique(labels)
@@ -114,14 +158,11 @@ def check_binary_labels(y, *, name="y", require_both=True):
         arr = arr.astype(np.float64)
     elif arr.dtype.kind in "OSU":  # labels such as "yes"/"no": say how to encode them
         try:
-            arr = arr.astype(np.float64)
-        except (TypeError, ValueError):
-            shown = ", ".join(repr(v) for v in sorted(set(arr.ravel().tolist()), key=str)[:6])
-            raise ValueError(
-                f"{name} must be binary with values in {{0, 1}} (or booleans); got the labels "
-                f"{{{shown}}}. Encode the positive class as 1, e.g. y = (labels == 'yes'), or use "
-                "CalibratedClassifier, which takes any two labels."
-            ) from None
+            arr = as_float_array(arr, name)
+        except ValueError as exc:
+            if "real numbers" not in str(exc):  # complex, or an integer beyond floats
+                raise
+            raise ValueError(_label_message(name, arr)) from None
     arr = _as_1d_float(arr, name)
     if not np.isfinite(arr).all():
         raise ValueError(f"{name} contains NaN or infinite values; labels must be 0 or 1.")
@@ -129,6 +170,16 @@ def check_binary_labels(y, *, name="y", require_both=True):
     if require_both:
         _check_both_classes(is_pos, name)
     return arr
+
+
+def _label_message(name, labels):
+    """The error for labels that are not numbers, listing a few of them."""
+    shown = ", ".join(repr(v) for v in sorted(set(labels.ravel().tolist()), key=str)[:6])
+    return (
+        f"{name} must be binary with values in {{0, 1}} (or booleans); got the labels "
+        f"{{{shown}}}. Encode the positive class as 1, e.g. y = (labels == 'yes'), or use "
+        "CalibratedClassifier, which takes any two labels."
+    )
 
 
 def _check_both_classes(is_pos, name, context=""):
@@ -146,7 +197,7 @@ def check_sample_weight(sample_weight, n_samples, *, name="sample_weight"):
         return np.ones(n_samples, dtype=np.float64)
     w = _as_1d_float(sample_weight, name) if np.ndim(sample_weight) else None
     if w is None:  # a scalar weight applies to every sample
-        w = np.full(n_samples, float(sample_weight))
+        w = np.full(n_samples, as_float_array(sample_weight, name))
     if w.shape[0] != n_samples:
         raise ValueError(f"{name} has {w.shape[0]} entries but there are {n_samples} samples.")
     check_weight_values(w, name)

@@ -192,7 +192,8 @@ def relative_likelihoods(scores, prune=None, prune_alpha=None):
     Raises
     ------
     ValueError
-        If ``prune`` is unknown, or ``prune_alpha`` is missing or not in [0, 1).
+        If ``prune`` is unknown, ``prune_alpha`` is missing or not in [0, 1), or no
+        score is finite.
 
     References
     ----------
@@ -215,6 +216,11 @@ def relative_likelihoods(scores, prune=None, prune_alpha=None):
     check_pruning(prune, prune_alpha)
     scores = np.asarray(scores, dtype=np.float64)
     finite = np.isfinite(scores)
+    if not finite.any():
+        raise ValueError(
+            "every model's criterion is infinite or NaN, so no model has a relative likelihood "
+            "(AICc, for one, is infinite when the total weight is at most df + 1)."
+        )
     rel = np.zeros_like(scores)
     rel[finite] = np.exp(-(scores[finite] - scores[finite].min()) / 2.0)  # max is exactly 1
     if prune == "window":

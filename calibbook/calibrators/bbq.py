@@ -5,6 +5,7 @@ import numpy as np
 from calibbook._utils.binning import sorted_runs, split_sorted
 from calibbook._utils.deprecation import renamed_attribute
 from calibbook._utils.params import Interval, Real, validate_params
+from calibbook._utils.weights import warn_low_total_weight
 from calibbook.base import BaseCalibrator
 from calibbook.calibrators._model_averaging import (
     PRUNING_CONSTRAINTS,
@@ -61,6 +62,43 @@ def _bin_range(n):
     b_min = max(1, int(np.floor(root / 10.0)))
     b_max = max(b_min, min(int(np.ceil(n / 5.0)), int(np.ceil(10.0 * root))))
     return b_min, b_max
+
+
+def _model_range(total):
+    """B_min, B_max and the log prior weight of each binning, continuous in the total weight.
+
+    The binnings of ``bbq_bin_range(W)``, each of prior weight 1, except where a binning
+    has just joined the range or is about to leave it. B joins when W passes
+    t = max(5 (B - 1), ((B - 1) / 10)^3) and fades in until the next integer,
+    floor(t) + 1: with f the fraction of that stretch passed, its prior weight is
+    f exp(-K (1 - f)), K = ``_FADE``. B leaves at the integer u = (10 (B + 1))^3 and fades
+    out over the unit before it, g = u - W taking the place of f. At every integer W
+    the range is the reference code's; in between, no binning enters or leaves the
+    average with a jump as the weights are scaled, and one whose evidence is far above
+    the others' (by up to about K nats) fades in over a stretch of W much wider than its
+    rounding, where a linear fade would let it take over within an ulp of t.
+    """
+    b_min, b_max = _bin_range(total)
+    log_prior = np.zeros(b_max - b_min + 1)
+    if b_max > 1:
+        t = max(5.0 * (b_max - 1), ((b_max - 1) / 10.0) ** 3)
+        top = np.floor(t) + 1.0
+        if total < top:
+            log_prior[-1] = _fade(max(total - t, 0.0) / (top - t))
+    leave = (10.0 * (b_min + 1)) ** 3
+    if b_min < b_max and total > leave - 1.0:
+        log_prior[0] = _fade(leave - total)
+    return b_min, b_max, log_prior
+
+
+def _fade(f):
+    """log(f exp(-K (1 - f))): the log prior weight of a binning a fraction f faded in."""
+    with np.errstate(divide="ignore"):  # f = 0: weight 0
+        return float(np.log(f)) - _FADE * (1.0 - f)
+
+
+#: How sharply a binning fades in or out of BBQ's range between integer totals.
+_FADE = 700.0
 
 
 class BBQ(BaseCalibrator):
@@ -126,6 +164,15 @@ class BBQ(BaseCalibrator):
     no edge of the averaged map lies on a training score, and a rounding-level change
     of a training score never changes its prediction.
 
+    Sample weights are frequencies (:class:`~calibbook.LowWeightWarning`): N is the
+    total weight, the bins hold weight, and the fit moves continuously when all
+    weights are scaled. Between integer totals the range's binnings fade in and out
+    (``_model_range``), and a weight below within a few ulps of a cut's target counts
+    as reaching it, as exact arithmetic says for equal weights. Below a total of 5 the
+    range is one bin, and the evidence favours few bins at small totals; sample
+    weights that total fewer than two cases per bin of the largest binning (B_max)
+    warn with :class:`~calibbook.LowWeightWarning`.
+
     Bin estimates are the posterior means (n1 + C p) / (n + C) under the same prior
     that scores the binning; the authors' code shrinks towards a slightly different
     data-dependent mean. Cost: one sort, then one sweep over the cuts of all the
@@ -190,14 +237,17 @@ class BBQ(BaseCalibrator):
             # every row weighs 1: the runs stream straight out of the two sorted classes
             record = cuts_of_rows(*split_sorted(scores, y), b_min, b_max)
             total, pos_total = float(n), float(np.count_nonzero(y == 1.0))
+            log_prior = 0.0
         else:
             values, weights, positives = sorted_runs(scores, y, sample_weight)
-            b_min, b_max = _bin_range(weights.sum())
+            b_min, b_max, log_prior = _model_range(weights.sum())
             record, total, pos_total = cuts_of_runs(values, weights, positives, b_min, b_max)
+            if sample_weight is not None:
+                warn_low_total_weight(total, b_max, "bin", "BBQ")
         strength, clip = float(self.prior_strength), float(self.prior_clip)
         log_ml = bbq_log_marginals(record, total, pos_total, b_min, b_max, strength, clip)
         alpha = pruning_alpha(self.prune, self.prune_alpha, self._ELBOW_ALPHA)
-        weight = relative_likelihoods(-2.0 * log_ml, self.prune, alpha)
+        weight = relative_likelihoods(-2.0 * (log_ml + log_prior), self.prune, alpha)
         keep = weight > 0
         cuts = bbq_collect(record, b_min, weight)
         averaged = bbq_average(*cuts, total, pos_total, strength, clip, weight)

@@ -5,6 +5,7 @@ import numpy as np
 from calibbook._utils.binning import sorted_runs
 from calibbook._utils.deprecation import renamed_attribute
 from calibbook._utils.params import Options
+from calibbook._utils.weights import warn_low_total_weight
 from calibbook.base import BaseCalibrator
 from calibbook.calibrators._model_averaging import (
     CRITERIA,
@@ -43,7 +44,11 @@ class ENIR(BaseCalibrator):
         :func:`calibbook.calibrators.enir.information_criterion`). AIC's penalty of 2
         per block is small next to the likelihood gain of fitting 0/1 labels
         closely, so with AIC the average leans on the many-block models near
-        lam = 0 and overfits; BIC is the paper's choice.
+        lam = 0 and overfits; BIC is the paper's choice. AICc is infinite for a model
+        whose total weight is at most df + 1; where that holds for every model (three
+        samples, say), ENIR takes the isotonic regression, the path's last model and
+        the one with the fewest blocks, which is also the limit of the average as the
+        total weight falls to that point.
     interpolation : {"linear", "step"}, default="linear"
         Between training scores: linear interpolation of the averaged values at the
         neighbouring training scores, or the value to the left. Linear is the
@@ -80,7 +85,16 @@ class ENIR(BaseCalibrator):
     mean score, as in the authors' code); pass decision values through a sigmoid
     first, as the paper does for SVMs. Each bin's value p is smoothed to
     :math:`(W p + e (1 - |o - e|)) / (W + 1 - |o - e|)`, with W its weight, o its fraction
-    of positives and e its mean score, which keeps log-loss finite.
+    of positives and e its mean score, which keeps log-loss finite. Every float in
+    [0, 1] is a valid score, subnormal ones and scores one ulp apart included.
+
+    Sample weights are frequencies (:class:`~calibbook.LowWeightWarning`): the
+    criteria's n is the total weight, and the fit moves continuously when all
+    weights are scaled. As the total shrinks, each model's log-likelihood shrinks
+    with it and the penalties decide (below 1 / (2 pi), BIC's penalty per block is
+    negative and favours many blocks), and the smoothing pulls each block towards
+    its mean score. Sample weights that total fewer than two cases per block of the
+    model with the largest weight warn with :class:`~calibbook.LowWeightWarning`.
 
     See Also
     --------
@@ -137,8 +151,15 @@ class ENIR(BaseCalibrator):
         scored = ScoredPath.fit(values, weights, positives)
         # models that cannot reach a relative likelihood of 1e-16 are left unscored (+inf)
         df, scores_ic, blocks = score_path_models(scored, self.criterion, margin=self._MARGIN)
-        alpha = pruning_alpha(self.prune, self.prune_alpha, self._ELBOW_ALPHA)
-        model_weight = relative_likelihoods(scores_ic, self.prune, alpha)
+        if np.isfinite(scores_ic).any():
+            alpha = pruning_alpha(self.prune, self.prune_alpha, self._ELBOW_ALPHA)
+            model_weight = relative_likelihoods(scores_ic, self.prune, alpha)
+        else:  # AICc with a total weight <= df + 1 for every model: the isotonic end
+            model_weight = np.zeros(scores_ic.size)
+            model_weight[-1] = 1.0
+        if sample_weight is not None:  # the blocks of the model the average leans on most
+            heaviest = int(df[np.argmax(model_weight)])
+            warn_low_total_weight(scored.path.weights.sum(), heaviest, "block", "ENIR")
         # every model before the first one scored has weight 0: average from its blocks on
         starts, bw, bs, bx, coef, *events_after = blocks
         block_values = np.clip(
@@ -149,7 +170,8 @@ class ENIR(BaseCalibrator):
         self._block_values = (starts, block_values)  # step_values_, when asked
         knots_x, knots_y, first = piecewise_knots(values, starts, block_values)
         slopes = np.zeros_like(knots_y)
-        slopes[:-1] = np.diff(knots_y) / np.diff(knots_x)  # knots_x strictly increases
+        with np.errstate(over="ignore"):  # knots subnormals apart: inf, handled by the lookup
+            slopes[:-1] = np.diff(knots_y) / np.diff(knots_x)  # knots_x strictly increases
         self._knots = (knots_x, knots_y, slopes, knots_x[first], knots_y[first])
         keep = model_weight > 0
         self.path_ = scored.path

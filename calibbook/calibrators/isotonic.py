@@ -184,8 +184,12 @@ class IsotonicCalibration(BaseCalibrator):
             )
         if self.interpolation == "linear":
             return linear_values(*self._knots(), scores)
-        # blocks are listed by increasing score in either direction; edges between them
-        edges = 0.5 * (self.block_upper_[:-1] + self.block_lower_[1:])
+        # blocks are listed by increasing score in either direction; edges between them,
+        # as _kernels.binning.midpoint: halves first (no overflow near the largest float),
+        # and the upper score where the two are adjacent floats (subnormals 5e-324 apart)
+        upper, lower = self.block_upper_[:-1], self.block_lower_[1:]
+        edges = 0.5 * upper + 0.5 * lower
+        edges = np.where(edges > upper, edges, lower)
         return self.step_values_[bin_index(edges, scores)]
 
     def _knots(self):

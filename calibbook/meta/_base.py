@@ -38,7 +38,7 @@ class MetaClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
         if self.classes_.size < 2:
             raise ValueError(
                 f"{name} needs samples of at least 2 classes; got one class "
-                f"({self.classes_[0]!r}) in {len(y)} sample(s)."
+                f"({np.asarray(self.classes_[0]).item()!r}) in {len(y)} sample(s)."
             )
         return X, y, encoder.transform(y)
 

@@ -1,5 +1,6 @@
 """The one-call report of the measures used throughout the founding papers."""
 
+import warnings
 from collections.abc import Mapping
 
 import numpy as np
@@ -7,6 +8,7 @@ import numpy as np
 from calibbook._utils.optional import require
 from calibbook._utils.params import Choices, Options, validate_params
 from calibbook._utils.validation import check_probability_input
+from calibbook._utils.weights import external_stacklevel
 from calibbook.metrics._binned import (
     _ERROR_PARAMETERS,
     expected_calibration_error,
@@ -46,15 +48,35 @@ def _extra_columns(extra):
     return tuple(extra)
 
 
-def _report_row(y_true, y_prob, n_bins, strategy, sample_weight, extra=()):
-    y, p, w = check_probability_input(y_true, y_prob, sample_weight, require_both=True)
+def _report_row(y_true, y_prob, n_bins, strategy, sample_weight, extra=(), model=None):
+    where = "" if model is None else f" for y_prob[{model!r}]"
+    try:
+        y, p, w = check_probability_input(y_true, y_prob, sample_weight, require_both=True)
+    except ValueError as exc:
+        if model is None:
+            raise
+        raise ValueError(f"y_prob[{model!r}]: {exc}") from None
     row = _paper_measures(y, p, w, n_bins, strategy, sample_weight)
     results = {}
     for name in extra:
         func, field = EXTRA_COLUMNS[name]
         if func not in results:
-            results[func] = func(y, p, sample_weight=w)
-        row[name] = results[func] if field is None else getattr(results[func], field)
+            try:
+                results[func] = func(y, p, sample_weight=w)
+            except ValueError as exc:  # undefined on these data: a NaN, not a lost report
+                results[func] = exc
+                columns = ", ".join(c for c in extra if EXTRA_COLUMNS[c][0] is func)
+                warnings.warn(
+                    f"calibration_report: {columns} undefined{where}, reported as NaN. "
+                    f"{func.__name__} says: {exc}",
+                    UserWarning,
+                    stacklevel=external_stacklevel(),
+                )
+        result = results[func]
+        if isinstance(result, ValueError):
+            row[name] = np.nan
+        else:
+            row[name] = result if field is None else getattr(result, field)
     return row
 
 
@@ -116,9 +138,17 @@ def calibration_report(
     ------
     ValueError
         If ``y_true`` holds a single class, ``y_prob`` is an empty mapping, ``extra``
-        names an unknown column, the inputs are invalid (as in
-        :func:`calibbook.expected_calibration_error`), or an extra column's function
-        refuses the data (the intercept and slope of separable data, say).
+        names an unknown column, or the inputs are invalid (as in
+        :func:`calibbook.expected_calibration_error`); with a mapping, the message
+        names the model whose predictions are invalid (a length that differs, say).
+
+    Warns
+    -----
+    UserWarning
+        When an extra column's function finds its measure undefined on the data (the
+        intercept and slope of separable data, the Hosmer-Lemeshow test of a few
+        cases, say): that column is NaN for that model, with the reason, and the
+        rest of the report stands.
 
     References
     ----------
@@ -149,7 +179,7 @@ def calibration_report(
         if not y_prob:
             raise ValueError("y_prob is an empty mapping; give at least one model's predictions.")
         rows = {
-            name: _report_row(y_true, p, n_bins, strategy, sample_weight, extra)
+            name: _report_row(y_true, p, n_bins, strategy, sample_weight, extra, model=name)
             for name, p in y_prob.items()
         }
         return pd.DataFrame.from_dict(rows, orient="index", columns=columns)

@@ -152,23 +152,56 @@ def test_bbq_sweep_equals_the_old_search_on_many_binnings():
             assert a.shape == b.shape and np.array_equal(a, b)
 
 
+def _exact_equal_weight_bbq(s, y, weight, model_n_bins, strength=2.0, clip=0.005):
+    """BBQ of distinct sorted scores that all weigh ``weight``, its cuts in exact arithmetic.
+
+    Run r has weight r w below it, so it reaches the target k W / B = k n w / B exactly
+    when r B >= k n: an integer comparison, whatever the rounding of w's multiples.
+    """
+    from scipy.special import gammaln
+
+    n = s.size
+    models = []
+    for b in model_n_bins:
+        starts = sorted({-(-k * n // b) for k in range(1, b)} - {0, n})  # first r: r b >= k n
+        edges = [0.5 * s[r - 1] + 0.5 * s[r] for r in starts]
+        lows, highs = [0.0, *edges], [*edges, 1.0]
+        score, est = 0.0, []
+        for lo_r, hi_r, lo, hi in zip([0, *starts], [*starts, n], lows, highs, strict=True):
+            p = min(max(0.5 * lo + 0.5 * hi, clip), 1 - clip)
+            nw, n1 = weight * (hi_r - lo_r), weight * y[lo_r:hi_r].sum()
+            a1, a0 = strength * p, strength * (1 - p)
+            score += gammaln(strength) - gammaln(nw + strength)
+            score += gammaln(n1 + a1) - gammaln(a1) + gammaln(nw - n1 + a0) - gammaln(a0)
+            est.append((n1 + a1) / (nw + strength))
+        models.append((np.array(edges), np.array(est), score))
+    return models
+
+
 @pytest.mark.parametrize("weight, n", [(0.7, 184), (0.7, 196), (0.7, 222), (1.1, 234)])
 def test_bbq_sweep_when_the_cuts_of_one_fraction_fall_on_different_runs(weight, n):
     """Equal weights 0.7: k W / B and (k / g) W / (B / g) differ in the last bit and a run's
     weight below lies between them (found by search), so the cuts of one fraction fall on
-    different runs, and the sweep must take them in increasing order of target."""
+    different runs, and the sweep must take them in increasing order of target. The old
+    search decided these ties by rounding (issue 28: a jump when the weights are scaled);
+    the sweep decides them as exact arithmetic does, against an exact oracle here."""
     rng = np.random.default_rng(n)
     s = np.sort(rng.uniform(size=n))
     y = (rng.uniform(size=n) < s).astype(float)
     y[0], y[1] = 0.0, 1.0
     w = np.full(n, weight)
     cal = BBQ().fit(s, y, sample_weight=w)
-    new = (
-        cal.thresholds_,
-        cal.step_values_,
-        cal.model_n_bins_,
-        cal.model_weights_,
-        cal.log_marginal_likelihoods_,
+    models = _exact_equal_weight_bbq(s, y, weight, cal.model_n_bins_)
+    expected_cuts = np.unique(np.concatenate([edges for edges, _, _ in models]))
+    np.testing.assert_array_equal(cal.thresholds_, expected_cuts)
+    log_ml = np.array([score for _, _, score in models])
+    np.testing.assert_allclose(cal.log_marginal_likelihoods_, log_ml, rtol=1e-12)
+    probe = np.concatenate([s, np.linspace(0, 1, 101)])
+    expected = sum(
+        wt * est[np.searchsorted(edges, probe, side="right")]
+        for wt, (edges, est, _) in zip(cal.model_weights_, models, strict=True)
     )
-    for a, b in zip(new, _old_bbq_fit(s, y, w, 2.0, 0.005, None, None), strict=True):
-        assert a.shape == b.shape and np.array_equal(a, b)
+    np.testing.assert_allclose(cal.predict(probe), expected, rtol=0, atol=1e-12)
+    # weights that total the same but round differently give the same fit
+    again = BBQ().fit(s, y, sample_weight=w * (1 + 4 * np.finfo(float).eps))
+    np.testing.assert_array_equal(again.thresholds_, cal.thresholds_)

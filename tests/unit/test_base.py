@@ -221,3 +221,75 @@ def test_text_labels_get_a_message_that_says_how_to_encode_them(name):
         cal.fit([0.1, 0.4, 0.6, 0.9], ["no", "no", "yes", "yes"])
     with pytest.raises(ValueError, match="got the labels"):
         cal.fit([0.1, 0.4, 0.6, 0.9], np.array(["a", "b", "a", "b"], dtype=object))
+
+
+# issue 28, point 7: what is not a real number is refused at the edge, by name
+HUGE = 10**400  # a Python int beyond the largest float
+
+
+@pytest.mark.parametrize(
+    "scores,y,w,message",
+    [
+        ([0.1, 0.2 + 1j, 0.3], [0, 1, 0], None, "scores must be real; got complex"),
+        (np.array([0.1, 0.2, 0.3], dtype=complex), [0, 1, 0], None, "scores must be real"),
+        (np.array([0.1, 2j, 0.3], dtype=object), [0, 1, 0], None, "scores must be real"),
+        ([0.1, 0.2, 0.3], [0, 1 + 0j, 0], None, "y must be real; got complex"),
+        ([0.1, 0.2, 0.3], [0, 1, 0], [1, 1j, 1], "sample_weight must be real"),
+        ([0.1, 0.2, 0.3], [0, 1, 0], 2 + 0j, "sample_weight must be real"),
+        ([0.1, HUGE, 0.3], [0, 1, 0], None, "scores holds an integer too large for a float"),
+        ([0.1, 0.2, 0.3], [0, HUGE, 0], None, "y holds an integer too large for a float"),
+        ([0.1, 0.2, 0.3], [0, 1, 0], [1, HUGE, 1], "sample_weight holds an integer too large"),
+        ([0.1, 0.2, 0.3], [0, 1, 0], HUGE, "sample_weight holds an integer too large"),
+    ],
+)
+def test_complex_and_overflowing_input_is_a_value_error(scores, y, w, message):
+    """scikit-learn refuses complex data; NumPy would drop the imaginary part with a
+    ComplexWarning, or raise OverflowError on the integer: both become a named ValueError."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no ComplexWarning on the way
+        with pytest.raises(ValueError, match=message):
+            BaseRate().fit(scores, y, sample_weight=w)
+    cal = BaseRate().fit([0.1, 0.2, 0.3], [0, 1, 0])
+    with pytest.raises(ValueError, match="scores must be real"):
+        cal.predict([0.1 + 1j])
+
+
+def test_range_error_names_a_calibrator_that_takes_any_score():
+    with pytest.raises(ValueError, match="accepts any real score, such as PlattScaling"):
+        NeedsProbabilities().fit([-0.5, 0.5, 0.9], [0, 1, 1])
+    from calibbook import expected_calibration_error
+
+    # a metric needs probabilities by definition: it says how to get them instead
+    with pytest.raises(ValueError, match=r"PlattScaling\(\)\.fit\(scores, y\)") as caught:
+        expected_calibration_error([0, 1], [-1.0, 2.0])
+    assert "accepts any real score" not in str(caught.value)
+
+
+def test_single_class_error_prints_the_plain_label():
+    """Not np.float64(0.0): the label as the user wrote it."""
+    from sklearn.linear_model import LogisticRegression
+
+    from calibbook import CalibratedClassifier
+
+    X = np.arange(8.0).reshape(4, 2)
+    for y, shown in [(np.zeros(4), "(0.0)"), (np.array(["no"] * 4), "('no')")]:
+        with pytest.raises(ValueError, match="one class") as caught:
+            CalibratedClassifier(LogisticRegression()).fit(X, y)
+        assert shown in str(caught.value) and "np." not in str(caught.value)
+
+
+def test_pip_build_directory_is_ignored():
+    """`pip install .` leaves build/ at the root; git must not offer it."""
+    import pathlib
+    import shutil
+    import subprocess
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    if shutil.which("git") is None or not (root / ".git").exists():
+        pytest.skip("needs a git checkout")
+    out = subprocess.run(
+        ["git", "check-ignore", "-q", "build/lib/calibbook/__init__.py"], cwd=root, check=False
+    )
+    assert out.returncode == 0

@@ -371,3 +371,25 @@ def test_numpy_length_mismatch_raises_value_error():
         aggregate(np.array([0.1, 0.2, 0.3]), np.array([0, 1]))
     with pytest.raises(ValueError, match="Inconsistent numbers of samples"):
         fit_distributed(IsotonicCalibration(), [0.1, 0.2], [0, 1], [1.0, 1.0, 1.0])
+
+
+@pytest.mark.parametrize("kind", ["array", "series"])
+def test_string_labels_are_a_clear_value_error(kind):
+    """Issue 28: labels such as "yes"/"no" gave "Unknown format code 'g' for object of type
+    'str'" inside a block; they get the in-memory message, listing the labels."""
+    s = np.linspace(0.0, 1.0, 10)
+    y = np.array(["no", "yes"] * 5)
+    if kind == "array":
+        S, Y = da.from_array(s, chunks=5), da.from_array(y, chunks=5)
+    else:
+        S = dd.from_pandas(pd.Series(s), npartitions=2)
+        Y = dd.from_pandas(pd.Series(y), npartitions=2)
+    with pytest.raises(ValueError, match=r"binary with values in \{0, 1\}.*'no', 'yes'"):
+        fit_distributed(IsotonicCalibration(), S, Y)
+
+
+def test_complex_scores_are_a_clear_value_error():
+    s = da.from_array(np.linspace(0.0, 1.0, 6) + 1j, chunks=3)
+    y = da.from_array(np.arange(6) % 2, chunks=3)
+    with pytest.raises(ValueError, match="scores must be real"):
+        aggregate(s, y)

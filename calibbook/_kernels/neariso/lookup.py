@@ -14,6 +14,8 @@ def interpolate_knots(knots_x, knots_y, slopes, x):
     slope ``slopes[j] = (knots_y[j + 1] - knots_y[j]) / (knots_x[j + 1] - knots_x[j])``
     gives ``knots_y[j] + slopes[j] * (x - knots_x[j])``: no division per query. This
     differs from dividing per query by rounding only (a few 1e-16 for values in [0, 1]).
+    A slope that overflowed (knots a few subnormals apart) is +-inf: those intervals
+    divide per query, which stays finite.
     """
     counts = bin_index(knots_x, x)
     last = knots_x.shape[0] - 1
@@ -24,8 +26,11 @@ def interpolate_knots(knots_x, knots_y, slopes, x):
             out[i] = knots_y[0]
         elif j >= last:
             out[i] = knots_y[last]
-        else:
+        elif np.isfinite(slopes[j]):
             out[i] = knots_y[j] + slopes[j] * (x[i] - knots_x[j])
+        else:  # (x - x0) / (x1 - x0) is in [0, 1]: the product cannot overflow
+            t = (x[i] - knots_x[j]) / (knots_x[j + 1] - knots_x[j])
+            out[i] = knots_y[j] + (knots_y[j + 1] - knots_y[j]) * t
     return out
 
 
