@@ -6,6 +6,7 @@ from calibbook._utils.binning import sorted_runs, split_sorted
 from calibbook._utils.deprecation import renamed_attribute
 from calibbook._utils.params import Options
 from calibbook._utils.validation import check_sample_weight, check_scores
+from calibbook._utils.weights import warn_low_total_weight
 from calibbook.base import BaseCalibrator
 
 __all__ = ["IsotonicCalibration", "pav_runs"]
@@ -71,7 +72,9 @@ class IsotonicCalibration(BaseCalibrator):
     minimises the (weighted) squared error to the 0/1 labels; each step is a
     block of consecutive sorted scores and predicts its fraction of positives.
     :doc:`/book/04_isotonic_regression` derives PAV, proves that it finds the
-    minimiser, and links the fit to the convex hull of the ROC curve.
+    minimiser, and links the fit to the convex hull of the ROC curve. The map
+    reads only the proportions of the sample weights; weights that total fewer
+    than two cases per block warn with :class:`calibbook.LowWeightWarning`.
 
     Which calibrator suits your data and classifier: the decision guide,
     :doc:`/book/which_calibrator`.
@@ -164,6 +167,9 @@ class IsotonicCalibration(BaseCalibrator):
             ends, block_weight, block_sum = pav_runs(weights, positives)
             starts = np.concatenate(([0], ends[:-1]))
             lower, upper = values[starts], values[ends - 1]
+            warn_low_total_weight(
+                block_weight.sum(), block_weight.size, "block", "IsotonicCalibration"
+            )
         if not self.increasing:  # back to the original score axis, still listed by increasing score
             lower, upper = -upper[::-1], -lower[::-1]
             block_weight, block_sum = block_weight[::-1], block_sum[::-1]
