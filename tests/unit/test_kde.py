@@ -1,5 +1,7 @@
 """KDECalibration against a brute-force evaluation of Eq. 5 of Naeini et al. (2014)."""
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -11,6 +13,7 @@ from calibbook.calibrators.kde import (
     EQUIVALENT_BANDWIDTH_FACTORS,
     KERNELS,
     KDECalibration,
+    _standardise,
     bandwidth_rule,
 )
 from tests._reference.kde_before_the_compiled_predict import _old_binned_predict
@@ -481,17 +484,29 @@ def test_compiled_binned_predict_equals_the_old_interp_path(params, seed):
     y = (rng.uniform(size=n) < s).astype(float)
     w = rng.integers(0, 3, size=n).astype(float) if seed == 1 else None
     cal = KDECalibration(algorithm="binned", **params).fit(s, y, w)
+    # the grid lives on the standardised scale z (issue 28): both paths run there
     lo, delta, n_grid = cal._grid[:3]
     grid_end = lo + delta * (n_grid - 1)
-    q = np.concatenate(
-        [
-            s,
-            rng.uniform(-0.2, 1.2, size=4000),
-            lo + delta * rng.integers(0, n_grid, size=500),  # on grid points
-            [lo, grid_end, np.nextafter(lo, -1), np.nextafter(grid_end, 2), -50.0, 50.0],
-        ]
-    )
+    q = np.concatenate([s, rng.uniform(-0.2, 1.2, size=4000)])
     if params.get("reflect") or params.get("logit_input"):
         q = np.clip(q, 0.0, 1.0)
-    new, old = cal.predict(q), _old_binned_predict(cal, q)
-    np.testing.assert_array_equal(new, old)
+    z = np.concatenate(
+        [
+            _standardise(cal._features(q), cal._frame),
+            lo + delta * rng.integers(0, n_grid, size=500),  # on grid points
+            [lo, grid_end, np.nextafter(lo, -np.inf), np.nextafter(grid_end, np.inf), -50.0, 50.0],
+        ]
+    )
+    shim = SimpleNamespace(
+        out_of_bounds=cal.out_of_bounds,
+        score_range_=np.array(cal._z_range),
+        _features=lambda v: v,
+        _grid=cal._grid,
+        _grid_floor=cal._grid_floor,
+        _posterior_gaussian_exact=cal._posterior_gaussian_exact,
+    )
+    clip = cal._z_range if cal.out_of_bounds == "clip" else (-np.inf, np.inf)
+    new = np.clip(cal._posterior_gaussian_binned(z, clip), 0.0, 1.0)
+    np.testing.assert_array_equal(new, _old_binned_predict(shim, z))
+    # and predict is that path on the standardised scores
+    np.testing.assert_array_equal(cal.predict(q), new[: q.size])
