@@ -569,14 +569,13 @@ class KDECalibration(BaseCalibrator):
         z = _standardise(x, frame)
         pos = ys == 1.0
         h = self._bandwidths(z, ws, [(z[~pos], ws[~pos]), (z[pos], ws[pos])], frame)
-        # the posterior uses the weights' ratios only: scaled by a power of two, no sum overflows
-        ws = _scaled_weights(ws)[0]
+        # the posterior uses the weights' ratios only: scaled by a power of two, no sum overflows;
+        # weights below 1e-308 of the largest are raised to that (else they underflow to 0)
+        ws = np.maximum(_scaled_weights(ws)[0], np.finfo(np.float64).tiny)
         weights = np.array([ws[~pos].sum(), ws[pos].sum()])
 
         self._frame = frame
-        self._z_range = tuple(
-            float(v) for v in _standardise(self._features(self.score_range_), frame)
-        )
+        self._x_range = tuple(float(v) for v in self._features(self.score_range_))
         self.bandwidth_ = _to_user_units(h, frame)
         self.class_prior_ = weights / weights.sum()
         self.support_ = np.unique(x)
@@ -652,15 +651,19 @@ class KDECalibration(BaseCalibrator):
         return expit(log_a - log_b)  # a / (a + b)
 
     def _posterior_gaussian_binned(self, x, clip=(-np.inf, np.inf)):
-        """Binned posterior of x clipped to ``clip``; the exact sums off the grid or where the
-        binned sums are too small for ``binned_tol`` (one compiled pass, no temporaries)."""
+        """Binned posterior of x (features, not yet standardised) clipped to ``clip``; the exact
+        sums off the grid or where the binned sums are too small for ``binned_tol`` (one
+        compiled pass that also standardises, no temporaries)."""
         from calibbook._kernels.kde import binned_posterior
 
         lo, delta, n_grid, b_grid, a_grid = self._grid
+        f = self._frame
+        frame = (float(f.centre), bool(f.halve), float(f.f1), float(f.f2), _FAR)
         p = np.empty_like(x)
-        bad = binned_posterior(x, *clip, lo, delta, n_grid, a_grid, b_grid, self._grid_floor, p)
+        floor = self._grid_floor
+        bad = binned_posterior(x, *clip, frame, lo, delta, n_grid, a_grid, b_grid, floor, p)
         if bad.size:
-            p[bad] = self._posterior_gaussian_exact(np.clip(x[bad], *clip))
+            p[bad] = self._posterior_gaussian_exact(_standardise(np.clip(x[bad], *clip), f))
         return p
 
     def _posterior_compact(self, x, fallback=True):
@@ -692,12 +695,12 @@ class KDECalibration(BaseCalibrator):
     def _predict(self, scores):
         if self._z_support.size == 1:  # constant training scores: the base rate
             return np.full(scores.shape, self.class_prior_[1])
-        z = _standardise(self._features(scores), self._frame)
-        # clipping the standardised scores is clipping the scores: both maps are increasing
-        clip = self._z_range if self.out_of_bounds == "clip" else (-np.inf, np.inf)
+        x = self._features(scores)
+        # clipping the features is clipping the scores: the logit is increasing
+        clip = self._x_range if self.out_of_bounds == "clip" else (-np.inf, np.inf)
         if self.kernel == "gaussian" and self.algorithm_ == "binned":
-            return self._posterior_gaussian_binned(z, clip)  # the clip is in the compiled pass
-        z = np.clip(z, *clip)
+            return self._posterior_gaussian_binned(x, clip)  # clip, standardise, sums: one pass
+        z = _standardise(np.clip(x, *clip), self._frame)
         if self.kernel != "gaussian":
             return self._posterior_compact(z)
         return self._posterior_gaussian_exact(z)

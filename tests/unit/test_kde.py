@@ -1,5 +1,6 @@
 """KDECalibration against a brute-force evaluation of Eq. 5 of Naeini et al. (2014)."""
 
+import copy
 from types import SimpleNamespace
 
 import numpy as np
@@ -13,6 +14,7 @@ from calibbook.calibrators.kde import (
     EQUIVALENT_BANDWIDTH_FACTORS,
     KERNELS,
     KDECalibration,
+    _Frame,
     _standardise,
     bandwidth_rule,
 )
@@ -497,16 +499,19 @@ def test_compiled_binned_predict_equals_the_old_interp_path(params, seed):
             [lo, grid_end, np.nextafter(lo, -np.inf), np.nextafter(grid_end, np.inf), -50.0, 50.0],
         ]
     )
+    z_range = _standardise(np.array(cal._x_range), cal._frame)
     shim = SimpleNamespace(
         out_of_bounds=cal.out_of_bounds,
-        score_range_=np.array(cal._z_range),
+        score_range_=z_range,
         _features=lambda v: v,
         _grid=cal._grid,
         _grid_floor=cal._grid_floor,
         _posterior_gaussian_exact=cal._posterior_gaussian_exact,
     )
-    clip = cal._z_range if cal.out_of_bounds == "clip" else (-np.inf, np.inf)
-    new = np.clip(cal._posterior_gaussian_binned(z, clip), 0.0, 1.0)
+    on_z = copy.copy(cal)  # the compiled pass with the identity standardisation
+    on_z._frame = _Frame(0.0, False, 1.0, 1.0, 0)
+    clip = tuple(z_range) if cal.out_of_bounds == "clip" else (-np.inf, np.inf)
+    new = np.clip(on_z._posterior_gaussian_binned(z, clip), 0.0, 1.0)
     np.testing.assert_array_equal(new, _old_binned_predict(shim, z))
     # and predict is that path on the standardised scores
     np.testing.assert_array_equal(cal.predict(q), new[: q.size])
