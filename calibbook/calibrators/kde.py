@@ -379,7 +379,9 @@ class KDECalibration(BaseCalibrator):
     Attributes
     ----------
     bandwidth_ : ndarray of shape (2,)
-        Bandwidths (h_0, h_1) used for class 0 and class 1.
+        Bandwidths (h_0, h_1) used for class 0 and class 1, in the scores' units
+        (of their logits with ``logit_input``; rounded to 0 or inf where they
+        lie beyond the doubles, for scores near 5e-324 or 1e308).
     class_prior_ : ndarray of shape (2,)
         Weighted class frequencies (pi_0, pi_1).
     algorithm_ : str
@@ -530,7 +532,8 @@ class KDECalibration(BaseCalibrator):
         """(h_0, h_1) on the standardised scale: a fixed bandwidth, one rule on all scores, or
         the rule per class; clipped to _H_RANGE."""
         if not isinstance(self.bandwidth, str):
-            h = float(np.ldexp(float(self.bandwidth), -frame.exponent))  # inf or 0: clipped
+            with np.errstate(over="ignore", under="ignore"):  # inf or 0: clipped below
+                h = float(np.ldexp(float(self.bandwidth), -frame.exponent))
             return np.clip(np.array([h, h]), *_H_RANGE)
         pooled = bandwidth_rule(z, w, self.bandwidth, self.kernel)
         if self.shared_bandwidth:
