@@ -68,9 +68,9 @@ def _rule_variance(x, w):
     """The weighted sum of squares over max(W - 1, W / 2), as the bandwidth rules of
     KDECalibration: unbiased for W >= 2 (integer weights: the repeated rows), continuous in
     the total W, and the weights read as two cases below."""
-    sigma, _, _, kx = _rule_statistics(x, w, robust=False)
+    var, _, _, kx = _rule_statistics(x, w, robust=False)
     with np.errstate(over="ignore"):
-        return float(np.ldexp(sigma * sigma, 2 * kx))
+        return float(np.ldexp(var, 2 * kx))
 
 
 @renamed_parameter("w", "sample_weight")
@@ -573,12 +573,12 @@ class DPMCalibration(BaseCalibrator):
         Smallest and largest training score with positive weight (as passed,
         before any logit): the bounds of ``out_of_bounds="clip"``.
     score_centre_, score_scale_ : float
-        The mixtures model the standardised scores
-        z = (s - ``score_centre_``) / ``score_scale_`` (of the logits with
-        ``logit_input``): the centre is the weighted median of the training
-        scores, the scale the power of two nearest below their weighted
-        standard deviation (``score_scale_`` is inf where that power exceeds
-        the largest double; the fit uses the exponent).
+        The mixtures model z = (s - ``score_centre_``) / ``score_scale_`` (of
+        the logits with ``logit_input``): 0 and 1 for scores of ordinary size
+        (see Notes); otherwise the weighted median of the training scores and
+        the power of two nearest below their weighted standard deviation
+        (``score_scale_`` is inf where that power exceeds the largest double;
+        the fit uses the exponent).
 
     Warns
     -----
@@ -595,14 +595,16 @@ class DPMCalibration(BaseCalibrator):
 
     Notes
     -----
-    *Units.* The scores are standardised before the fit (z above), so that the
-    priors and ``reg_covar``, all relative to the spread, make
-    ``fit(a * s + b).predict(a * t + b)`` equal ``fit(s).predict(t)`` for every
-    a > 0 and b that keep the scores finite (to rounding), and the fit works for
-    finite scores of any magnitude (1e-300 or 1e300; standardised scores beyond
-    1e100 scales from the centre are clipped there). A ``mean_prior`` or
-    ``covariance_prior`` in the scores' units, or ``logit_input``, ties the map
-    to those units.
+    *Units.* The default priors and ``reg_covar`` are relative to the scores'
+    spread, so ``fit(a * s + b).predict(a * t + b)`` equals
+    ``fit(s).predict(t)`` for every a > 0 and b that keep the scores finite (to
+    rounding). Scores beyond 2^100 in magnitude, or with a standard deviation
+    below 2^-100, are standardised before the fit (z above), so that finite
+    scores of any magnitude (5e-324 to 1e308) give finite probabilities;
+    standardised scores beyond 1e100 from the centre are clipped there. Scores
+    of ordinary size are used as they are (``score_centre_`` 0,
+    ``score_scale_`` 1). A ``mean_prior`` or ``covariance_prior`` in the
+    scores' units, or ``logit_input``, ties the map to those units.
 
     *Weights* are frequencies: the total weight sets how much the data outweigh
     the priors, and the map moves continuously with it (no formula divides by
@@ -705,8 +707,8 @@ class DPMCalibration(BaseCalibrator):
         """The mixtures' parameters on the standardised scale z = (s - centre) / scale."""
         mixture_params = DPGaussianMixture1D().get_params()
         params = {k: v for k, v in self.get_params().items() if k in mixture_params}
-        p = _scaled_weights(w)[0]
-        p /= p.sum()
+        ws = _scaled_weights(w)[0]  # (w itself when of ordinary size: not to be changed)
+        p = ws / ws.sum()
         pooled_var = float(np.dot(p, (z - np.dot(p, z)) ** 2))
         params["reg_covar"] = float(self.reg_covar) * pooled_var  # relative to the spread
         if self.mean_prior is not None:
@@ -802,5 +804,5 @@ class DPMCalibration(BaseCalibrator):
         z = _standardise(self._features(scores), self._frame)
         log_f0, log_f1 = (m.log_density(z) for m in self.mixtures_)
         with np.errstate(divide="ignore"):  # a class prior that underflows to 0
-            log_odds = np.log(self.class_prior_[1]) - np.log(self.class_prior_[0])
-        return expit(log_odds + log_f1 - log_f0)
+            log_p0, log_p1 = np.log(self.class_prior_)
+        return expit((log_p1 + log_f1) - (log_p0 + log_f0))

@@ -33,10 +33,13 @@ _GRID_POINTS_PER_BANDWIDTH = 1000  # grid spacing delta = h / 1000 for the binne
 _MAX_GRID = 2**21
 _NOISE_FLOOR = 1e-11  # compact sums below this fraction of the nearby weight are rounding noise
 _LN2 = math.log(2.0)
-# Standardised scores are clipped to +-_FAR (standard deviations from the centre), bandwidths
-# to _H_RANGE: then squared distances in bandwidths stay below 1e301, finite in any kernel.
+# Scores of ordinary size (below _ORDINARY in magnitude, spread above 1 / _ORDINARY) are used
+# as they are, bit for bit as before issue 28; others are standardised. On the scale of the
+# sums, scores are clipped to +-_FAR and bandwidths to _H_RANGE, so that every square and
+# every distance in bandwidths stays finite and nonzero in the kernels.
+_ORDINARY = 2.0**100
 _FAR = 1e100
-_H_RANGE = (1e-50, 1e50)
+_H_RANGE = (1e-100, 1e100)
 _HALVE_ABOVE = 2.0**1020  # scores this large are halved before differencing (no overflow)
 
 # R(K) = int K^2 and mu_2(K) = int u^2 K of each kernel, on the supports used here
@@ -64,12 +67,16 @@ EQUIVALENT_BANDWIDTH_FACTORS = {
 
 
 def _scaled_weights(w):
-    """``(w * 2**-k, k)``, the largest scaled weight in [0.5, 1).
+    """``(w * 2**-k, k)``: weights of ordinary size as they are (k = 0), others scaled by a
+    power of two so that the largest is in [0.5, 1).
 
     Scaling by a power of two is exact, so ratios of sums of the scaled weights are those
     of the weights themselves, and no sum overflows whatever the weights' magnitude.
     """
-    k = math.frexp(float(np.max(w)))[1]
+    top = float(np.max(w))
+    if 1.0 / _ORDINARY <= top <= _ORDINARY:
+        return w, 0
+    k = math.frexp(top)[1]
     return np.ldexp(w, -k), k
 
 
@@ -90,27 +97,32 @@ def _weighted_quantile(xs, cw, q, unit):
 
 
 def _rule_statistics(xs, w, robust):
-    """(sigma, iqr, log N, kx) of sorted xs for the rules, in units of 2**kx (no overflow).
+    """(sigma^2, iqr, N^(-1/5), kx) of sorted xs for the rules, in units of 2**kx (no overflow).
 
     N = max(W, 2) is the number of cases the rule reads; sigma^2 is the weighted sum of
     squares over max(W - 1, W / 2): the unbiased variance for W >= 2, and for W < 2 the
     variance of the weights rescaled to total 2. The IQR reads the weights the same way.
+    Scores and weights of ordinary size are used as they are (kx = k = 0); others are scaled
+    by powers of two, which changes no rounding (outside the subnormals).
     """
     ws, k = _scaled_weights(w)
-    log_w = math.log(float(ws.sum())) + k * _LN2
-    kx = math.frexp(float(np.max(np.abs(xs))))[1]
-    x1 = np.ldexp(xs, -kx)  # |x1| < 1: the squares below cannot overflow
-    p = ws / ws.sum()
-    mean = float(np.dot(p, x1))
-    # W / max(W - 1, W / 2) = 1 / (1 - 1 / W) for W >= 2, else 2: continuous at W = 2
-    ratio = 2.0 if log_w < _LN2 else -1.0 / math.expm1(-log_w)
-    sigma = math.sqrt(float(np.dot(p, (x1 - mean) ** 2)) * ratio)
+    total = float(ws.sum())
+    top = float(np.max(np.abs(xs)))
+    kx = 0 if top <= _ORDINARY else math.frexp(top)[1]
+    x1 = xs if kx == 0 else np.ldexp(xs, -kx)  # |x1| < 1: no square overflows
+    mean = float(np.dot(ws, x1) / total)
+    ss = float(np.dot(ws, (x1 - mean) ** 2))
+    log_w = math.log(total) + k * _LN2
+    # one case, in scaled weights; below two cases the weights read as two
+    unit = math.ldexp(1.0, -k) if log_w >= _LN2 else total / 2.0
+    var = ss / (total - unit)  # ss / max(W - 1, W / 2), continuous at W = 2
     iqr = 0.0
     if robust:
         cw = np.cumsum(ws)
-        unit = math.ldexp(1.0, -k) if log_w >= _LN2 else cw[-1] / 2.0
         iqr = _weighted_quantile(x1, cw, 0.75, unit) - _weighted_quantile(x1, cw, 0.25, unit)
-    return sigma, iqr, max(log_w, _LN2), kx
+    if k == 0:
+        return var, iqr, max(total, 2.0) ** -0.2, kx
+    return var, iqr, math.exp(-0.2 * max(log_w, _LN2)), kx
 
 
 class _Frame(NamedTuple):
@@ -129,8 +141,10 @@ def _standard_frame(xs, w):
     Centre: the lower weighted median (a training score, so integer weights and repeated rows
     give the same frame); scale: the power of two 2**e with 2**e <= sigma < 2**(e + 1), sigma
     the weighted population standard deviation. The scaled scores are then the same up to
-    rounding under any change of units a * s + b, and every rule computed on them is relative
-    to the scores' spread. Nothing overflows or underflows for finite scores of any size.
+    rounding under any change of units a * s + b, and nothing overflows or underflows for
+    finite scores of any size. Scores of ordinary size (|s| <= 2**100, sigma >= 2**-100) get
+    the identity frame: the fits then run on the scores themselves, as before issue 28 (the
+    rules and priors are relative to the spread either way).
     (A robust standardisation shared with the sigmoid fits may replace this one.)
     """
     ws, _ = _scaled_weights(w)
@@ -140,12 +154,14 @@ def _standard_frame(xs, w):
     d = 0.5 * xs - 0.5 * centre if halve else xs - centre
     top = float(np.max(np.abs(d)))
     if top == 0.0:  # constant scores: any scale will do
-        return _Frame(centre, halve, 1.0, 1.0, int(halve))
+        return _Frame(0.0, False, 1.0, 1.0, 0) if not halve else _Frame(centre, True, 1.0, 1.0, 1)
     kd = math.frexp(top)[1]
     d1 = np.ldexp(d, -kd)
     p = ws / ws.sum()
     sigma1 = math.sqrt(float(np.dot(p, (d1 - np.dot(p, d1)) ** 2)))
     e = kd + (math.frexp(sigma1)[1] - 1 if sigma1 > 0 else 0)
+    if not halve and max(abs(xs[0]), abs(xs[-1])) <= _ORDINARY and e >= -100:
+        return _Frame(0.0, False, 1.0, 1.0, 0)
     half = -e // 2
     return _Frame(centre, halve, math.ldexp(1.0, half), math.ldexp(1.0, -e - half), e + halve)
 
@@ -255,8 +271,9 @@ def bandwidth_rule(xs, sample_weight, rule, kernel="gaussian"):
     """
     w = sample_weight  # (called w before calibbook 0.2)
     robust = rule not in ("silverman", "scott")
-    sigma, iqr, log_cases, kx = _rule_statistics(xs, w, robust)
-    factor = math.exp(-0.2 * log_cases) * EQUIVALENT_BANDWIDTH_FACTORS[kernel]
+    var, iqr, n_factor, kx = _rule_statistics(xs, w, robust)
+    sigma = math.sqrt(var)
+    factor = n_factor * EQUIVALENT_BANDWIDTH_FACTORS[kernel]
     if rule == "silverman":
         h = 1.06 * sigma * factor
     elif rule == "scott":
@@ -329,8 +346,9 @@ class KDECalibration(BaseCalibrator):
         smooth alike. The paper used the unscaled value with the boxcar kernel:
         pass ``bandwidth_rule(xs, w, "silverman")`` as a number to get it. A
         fixed bandwidth is in the scores' units (of their logits with
-        ``logit_input``); bandwidths below 1e-50 or above 1e50 standard
-        deviations of the scores are taken as those bounds.
+        ``logit_input``); a bandwidth below 1e-100 or above 1e100 on the scale the
+        sums are taken on (the scores, or the standardised scores: see Notes) is
+        taken as that bound.
     shared_bandwidth : bool, default=True
         True: one bandwidth for both classes, computed from all training scores
         (the Nadaraya-Watson estimator the paper uses). False: each class gets
@@ -405,17 +423,18 @@ class KDECalibration(BaseCalibrator):
 
     Notes
     -----
-    *Units.* The scores (their logits with ``logit_input``) are standardised
-    before the fit: centred at their weighted median and divided by a power of
-    two near their weighted standard deviation. Every kernel sum is taken on
-    that scale, so finite scores of any magnitude (1e-300, 1e300, or offset by
-    1e6 spreads) give finite probabilities, and with a bandwidth rule (relative
-    to the spread) ``fit(a * s + b).predict(a * t + b)`` equals
-    ``fit(s).predict(t)`` for every a > 0 and b that keep the scores finite,
-    to rounding. A fixed bandwidth ties the map to the scores' units (a shift b
-    leaves it unchanged, a scale a does not), and so do ``reflect`` and
-    ``logit_input`` (the scores are probabilities). Standardised scores beyond
-    1e100 standard deviations from the centre are clipped there.
+    *Units.* The bandwidth rules are relative to the scores' spread, so with a
+    rule ``fit(a * s + b).predict(a * t + b)`` equals ``fit(s).predict(t)`` for
+    every a > 0 and b that keep the scores finite, to rounding. Scores (their
+    logits with ``logit_input``) beyond 2^100 in magnitude, or with a standard
+    deviation below 2^-100, are standardised before the fit (centred at their
+    weighted median, divided by a power of two near their weighted standard
+    deviation) and every kernel sum is taken on that scale, so finite scores of
+    any magnitude (5e-324 to 1e308) give finite probabilities; scores of
+    ordinary size are used as they are. Standardised scores beyond 1e100 from
+    the centre are clipped there. A fixed bandwidth ties the map to the
+    scores' units (a shift b leaves it unchanged, a scale a does not), and so
+    do ``reflect`` and ``logit_input`` (the scores are probabilities).
 
     *Compact kernels* are evaluated exactly in O((N + M) log N): two binary
     searches per query find the window [x - h, x + h], and the kernel sum is a

@@ -569,6 +569,19 @@ def test_property_fit_follows_any_change_of_units(log_a, shift, setting):
     np.testing.assert_allclose(moved.bandwidth_, a * h, rtol=1e-6)
 
 
+@pytest.mark.parametrize("a", [5e-310, 1e-200, 1e-40, 1e40, 1e200, 1e306])
+@pytest.mark.parametrize("params", AFFINE_SETTINGS)
+def test_extreme_changes_of_units_standardise_and_agree(a, params):
+    # beyond 2^100 (or a spread below 2^-100) the fit runs on standardised scores
+    reference = KDECalibration(**params).fit(ISSUE_S, ISSUE_Y).predict(ISSUE_T)
+    for b in (0.0, -3.0 * a, 1e6 * a):
+        if abs(b) > 1e300:
+            continue
+        moved = KDECalibration(**params).fit(a * ISSUE_S + b, ISSUE_Y)
+        np.testing.assert_allclose(moved.predict(a * ISSUE_T + b), reference, atol=1e-6)
+    assert moved._frame.exponent != 0  # the standardised path
+
+
 @pytest.mark.parametrize("kernel", KERNELS)
 def test_a_fixed_bandwidth_follows_a_shift(kernel):
     # in the scores' units: a shift moves nothing (a scale would)
