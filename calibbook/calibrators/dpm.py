@@ -697,8 +697,9 @@ class DPMCalibration(BaseCalibrator):
 
     @property
     def _units(self):
-        """ "affine" with the default priors (all relative to the scores' spread); None with a
-        ``mean_prior`` or ``covariance_prior`` (given in the scores' units) or ``logit_input``."""
+        """How the map follows the scores' units: "affine" with the default priors (all
+        relative to the spread); None with a ``mean_prior`` or ``covariance_prior`` (in the
+        scores' units) or with ``logit_input``."""
         if self._requires_probabilities or self.mean_prior is not None:
             return None
         return None if self.covariance_prior is not None else "affine"

@@ -193,10 +193,10 @@ def bandwidth_rule(xs, sample_weight, rule, kernel="gaussian"):
     sign or divide by zero); the rule then reads the weights as two cases (their
     proportions, rescaled to total 2), which joins the unbiased rule continuously
     at W = 2, so the bandwidth never jumps as W crosses 1 or 2 by rounding. The
-    IQR reads the weights the same way. The statistics are computed on the scores
-    divided by a power of two, so any finite scores give a finite bandwidth, and
-    the rule is proportional to the scores' spread: ``a * xs + b`` gives ``a``
-    times the bandwidth. :doc:`/book/06_density_calibration` shows how the
+    IQR reads the weights the same way. Scores beyond 2^100 are divided by a power
+    of two first (exactly), so any finite scores give a finite bandwidth, and the
+    rule is proportional to the scores' spread: ``a * xs + b`` gives ``a`` times
+    the bandwidth. :doc:`/book/06_density_calibration` shows how the
     bandwidth shapes the calibration map. For the Gaussian kernel:
 
     - ``"silverman"``: :math:`h = 1.06\,\sigma N^{-1/5}`, Silverman's
@@ -540,9 +540,9 @@ class KDECalibration(BaseCalibrator):
 
     @property
     def _units(self):
-        """ "affine" for the rules (relative to the spread); None for a fixed bandwidth (in the
-        scores' units: the map follows a shift of the scores but not a scaling) and for
-        probabilities (``reflect``, ``logit_input``)."""
+        """How the map follows the scores' units: "affine" with a rule (relative to the
+        spread); None with a fixed bandwidth (in the scores' units: the map follows a shift
+        of the scores, not a scaling) and for probabilities (``reflect``, ``logit_input``)."""
         if self._requires_probabilities or not isinstance(self.bandwidth, str):
             return None
         return "affine"
