@@ -46,8 +46,9 @@ _SUMMARY_FACTOR = 16
 
 
 _LN2 = math.log(2.0)
-#: User-given priors are clipped to this range on the standardised scale (a variance of
-#: 1e100 squared standard deviations already makes the prior flat; squares stay finite).
+#: A user-given covariance prior is clipped to this range on the scale of the fit (the
+#: scores, or the standardised scores): beyond it the prior is flat or a point, and every
+#: square in the updates stays finite.
 _PRIOR_RANGE = (1e-100, 1e100)
 
 
@@ -204,7 +205,8 @@ class DPGaussianMixture1D(BaseEstimator):
     where W - 1 would vanish or turn negative, the weights are read as two cases,
     so the prior is continuous in W). The parameters are in the units of ``x``
     (``reg_covar`` included, as in scikit-learn); :class:`calibbook.DPMCalibration`
-    fits its mixtures to standardised scores.
+    sets ``reg_covar`` relative to the scores' variance and standardises scores of
+    extreme size before fitting its mixtures.
 
     The density is the **posterior predictive**: a mixture of Student-t
     densities, component k with nu_k degrees of freedom, location m_k and squared
