@@ -502,10 +502,12 @@ def test_extreme_changes_of_units_standardise_and_agree(a, params):
         assert moved.score_scale_ != 1.0  # the standardised path
 
 
-def test_mixtures_are_scikit_learns_on_the_standardised_scores():
+@pytest.mark.parametrize("factor", [1.0, 1e-200])
+def test_mixtures_are_scikit_learns_on_the_standardised_scores(factor):
     # independent reference: scikit-learn's BayesianGaussianMixture fitted to
     # (s - score_centre_) / score_scale_, with reg_covar relative to their variance
-    s = 1e-4 * two_bumps(seed=4, n=(150, 100)) + 3.0  # reg_covar=1e-6 absolute would swamp it
+    # (the identity for factor 1; a standardisation for the spread of 1e-204)
+    s = factor * (1e-4 * two_bumps(seed=4, n=(150, 100)) + 3.0)  # absolute 1e-6 would swamp it
     y = np.r_[np.zeros(150), np.ones(100)]
     cal = DPMCalibration(n_components=6, max_iter=60, tol=0.0)
     quiet_fit(cal, s, y)
@@ -521,6 +523,7 @@ def test_mixtures_are_scikit_learns_on_the_standardised_scores():
             sk.fit(zc[:, None])
         np.testing.assert_allclose(ours.weights_, sk.weights_, atol=1e-8)
         np.testing.assert_allclose(ours.means_, sk.means_[:, 0], atol=1e-8)
+    assert (cal.score_scale_ == 1.0) == (factor == 1.0)
     # and the densities are those of the scores: the Jacobian 1 / score_scale_
     q = np.linspace(s.min(), s.max(), 50)
     log_f = cal.log_class_densities(q)
