@@ -206,24 +206,11 @@ class FrozenMixture(DPGaussianMixture1D):
 
 
 class FrozenDPM(DPMCalibration):
-    """DPMCalibration as of 85531eb: its _fit, with the frozen mixture fit."""
+    """DPMCalibration with the frozen mixture fit of 85531eb, on the same standardised scores
+    and priors as ours (issue 28), so that the lower bounds compare."""
 
-    def _fit(self, scores, y, sample_weight):
-        w = np.ones_like(scores) if sample_weight is None else sample_weight
-        keep = w > 0
-        scores, y, w = scores[keep], y[keep], w[keep]
-        self.score_range_ = np.array([scores.min(), scores.max()])
-        x = self._features(scores)
-        mixture_params = DPGaussianMixture1D().get_params()
-        params = {k: v for k, v in self.get_params().items() if k in mixture_params}
-        mixtures, weights = [], []
-        for label in (0.0, 1.0):
-            mask = y == label
-            mixtures.append(FrozenMixture(**params).fit(x[mask], w[mask]))
-            weights.append(w[mask].sum())
-        self.mixtures_ = mixtures
-        self.class_prior_ = np.array(weights) / sum(weights)
-        return self
+    def _fit_mixture(self, params, z, w):
+        return FrozenMixture(**params).fit(z, w)
 
 
 # ----------------------------------------------------------------------------- measurement

@@ -170,13 +170,13 @@ def gaussian_log_sums(xs, w, h, queries, cutoff, out, nearest):
         x = queries[r]
         k = np.searchsorted(xs, x)
         if k == n or (k > 0 and x - xs[k - 1] <= xs[k] - x):
-            xn = xs[k - 1]
-        else:
-            xn = xs[k]
+            k -= 1
+        xn = xs[k]
         dmin = abs(x - xn)
         reach = math.sqrt(dmin * dmin + two_h2 * cutoff)
-        lo = np.searchsorted(xs, x - reach, side="left")
-        hi = np.searchsorted(xs, x + reach, side="right")
+        # the nearest point always counts (x +- reach can round past it when h is tiny)
+        lo = min(np.searchsorted(xs, x - reach, side="left"), k)
+        hi = max(np.searchsorted(xs, x + reach, side="right"), k + 1)
         s = 0.0
         for i in range(lo, hi):
             s += w[i] * math.exp(-((xn - xs[i]) * (2.0 * x - xs[i] - xn)) / two_h2)
@@ -221,21 +221,28 @@ def _grid_interp(v, j, lo, delta, n_grid, values):
 
 
 @njit(cache=True)
-def binned_posterior(x, clip_lo, clip_hi, lo, delta, n_grid, a_grid, b_grid, floor, out):
+def binned_posterior(x, clip_lo, clip_hi, frame, lo, delta, n_grid, a_grid, b_grid, floor, out):
     """a / (a + b) from the binned sums on the grid lo + delta * k (k < n_grid).
 
-    Each query is first clipped to [clip_lo, clip_hi]. a and b are the linear
+    Each query is first clipped to [clip_lo, clip_hi], then standardised as
+    ``calibbook.calibrators.kde._standardise`` does it, with
+    ``frame = (centre, halve, f1, f2, far)``: z = (v - centre) * f1 * f2 (from v / 2 and
+    centre / 2 when ``halve``), clipped to [-far, far]; the grid is on that scale. a and b are
+    the linear
     interpolations of ``a_grid`` and ``b_grid``, computed as ``np.interp`` computes them
     (the same bracket and formula); the grid is uniform, so the bracket comes from
     (v - lo) / delta and a step or two instead of a binary search. Queries off the grid,
     or where a + b < ``floor``, are left to the exact sums: their indices are returned.
     """
     n = x.shape[0]
+    centre, halve, f1, f2, far = frame
     last = lo + delta * (n_grid - 1)
     bad = np.empty(n, np.int64)
     n_bad = 0
     for i in range(n):
         v = min(max(x[i], clip_lo), clip_hi)
+        d = 0.5 * v - 0.5 * centre if halve else v - centre
+        v = min(max(d * f1 * f2, -far), far)
         if not (v >= lo and v <= last):
             bad[n_bad] = i
             n_bad += 1

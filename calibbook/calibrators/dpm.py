@@ -8,8 +8,12 @@ accelerated variational DP mixture of Kurihara, Welling & Vlassis (2007) that
 the paper used; see :class:`DPGaussianMixture1D`.
 """
 
+import math
+import warnings
+
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
 
 from calibbook._utils.deprecation import renamed_parameter
 from calibbook._utils.maths import expit, weighted_mean_var
@@ -22,7 +26,16 @@ from calibbook._utils.params import (
     validate_params,
 )
 from calibbook._utils.validation import check_sample_weight, check_scores
+from calibbook._utils.weights import external_stacklevel, warn_low_total_weight
 from calibbook.base import BaseCalibrator
+
+# the robust standardisation and the rule-of-thumb variance are KDECalibration's
+from calibbook.calibrators.kde import (
+    _rule_statistics,
+    _scaled_weights,
+    _standard_frame,
+    _standardise,
+)
 
 __all__ = ["DPGaussianMixture1D", "DPMCalibration", "quantile_responsibilities"]
 
@@ -32,11 +45,33 @@ _NON_NEGATIVE = Interval(Real, 0, None)
 _SUMMARY_FACTOR = 16
 
 
+_LN2 = math.log(2.0)
+#: A user-given covariance prior is clipped to this range on the scale of the fit (the
+#: scores, or the standardised scores): beyond it the prior is flat or a point, and every
+#: square in the updates stays finite.
+_PRIOR_RANGE = (1e-100, 1e100)
+
+
 def _weighted_quantile_cuts(xs, w, n_groups):
-    """Interior cut values splitting sorted xs into n_groups groups of (nearly) equal weight."""
+    """Interior cut values splitting sorted xs into n_groups groups of (nearly) equal weight.
+
+    A cumulative weight within rounding of a target counts as equal to it (a tie: the cut
+    falls after that score), so weights that differ only by rounding (normalised, rescaled)
+    start from the groups of the exact weights; the slack is below a quarter of any weight.
+    """
     cw = np.cumsum(w)
     targets = cw[-1] * np.arange(1, n_groups) / n_groups
-    return xs[np.minimum(np.searchsorted(cw, targets, side="right"), xs.size - 1)]
+    slack = min(4.0 * xs.size * np.finfo(np.float64).eps * cw[-1], 0.25 * float(w.min()))
+    return xs[np.minimum(np.searchsorted(cw, targets + slack, side="right"), xs.size - 1)]
+
+
+def _rule_variance(x, w):
+    """The weighted sum of squares over max(W - 1, W / 2), as the bandwidth rules of
+    KDECalibration: unbiased for W >= 2 (integer weights: the repeated rows), continuous in
+    the total W, and the weights read as two cases below."""
+    var, _, _, kx = _rule_statistics(x, w, robust=False)
+    with np.errstate(over="ignore"):
+        return float(np.ldexp(var, 2 * kx))
 
 
 @renamed_parameter("w", "sample_weight")
@@ -149,6 +184,14 @@ def _quantile_responsibilities(x, w, n_components):
     return resp
 
 
+def _stopped_at(mixture):
+    """Where a mixture's iterations stopped, for the ConvergenceWarning."""
+    cap, value = getattr(mixture, "_iteration_cap", ("max_iter", mixture.max_iter))
+    summary = getattr(mixture, "n_iter_summary_", 0)
+    after = f", after {summary} on a summary of them" if summary else ""
+    return f"{cap}={value} iterations on the scores{after}"
+
+
 class DPGaussianMixture1D(BaseEstimator):
     """A 1-D Dirichlet-process Gaussian mixture fitted by variational inference (weighted).
 
@@ -157,7 +200,13 @@ class DPGaussianMixture1D(BaseEstimator):
     ``weight_concentration_prior`` gamma (default 1 / n_components),
     ``mean_prior`` (default: the weighted mean), ``mean_precision_prior`` beta_0
     (default 1), ``degrees_of_freedom_prior`` nu_0 (default 1) and
-    ``covariance_prior`` (default: the weighted unbiased variance).
+    ``covariance_prior`` (default: the weighted unbiased variance, the sum of
+    squared deviations over W - 1 for a total weight W >= 2; below two cases,
+    where W - 1 would vanish or turn negative, the weights are read as two cases,
+    so the prior is continuous in W). The parameters are in the units of ``x``
+    (``reg_covar`` included, as in scikit-learn); :class:`calibbook.DPMCalibration`
+    sets ``reg_covar`` relative to the scores' variance and standardises scores of
+    extreme size before fitting its mixtures.
 
     The density is the **posterior predictive**: a mixture of Student-t
     densities, component k with nu_k degrees of freedom, location m_k and squared
@@ -194,9 +243,9 @@ class DPGaussianMixture1D(BaseEstimator):
         The prior mean of the component means; None: the weighted mean.
     mean_precision_prior, degrees_of_freedom_prior, covariance_prior : float > 0 or None
         beta_0, nu_0 and the covariance prior above; None: 1, 1 and the
-        weighted unbiased variance.
+        weighted unbiased variance (continuous in the total weight, above).
     reg_covar : float, default=1e-6
-        Added to every component variance.
+        Added to every component variance (in the squared units of ``x``).
     max_iter : int, default=500
         Maximum coordinate-ascent iterations (on the summary, when one is used).
     tol : float, default=1e-6
@@ -329,7 +378,8 @@ class DPGaussianMixture1D(BaseEstimator):
             (gamma, mean_0, beta_0, nu_0, cov_0), the defaults filled in from the data.
         """
         w = sample_weight  # (called w before calibbook 0.2)
-        mean, var = weighted_mean_var(x, w, ddof=1)
+        mean = weighted_mean_var(x, w)[0]
+        var = _rule_variance(x, w)
         if not var > 0:  # constant data: any positive scale keeps the updates finite
             var = max(self.reg_covar, 1e-12)
         gamma = self.weight_concentration_prior
@@ -363,8 +413,28 @@ class DPGaussianMixture1D(BaseEstimator):
         ------
         ValueError
             If a constructor parameter is invalid.
+
+        Warns
+        -----
+        sklearn.exceptions.ConvergenceWarning
+            If the lower bound still changed by ``tol`` or more when the iterations
+            allowed on the data ran out (``converged_`` is False), as scikit-learn's
+            mixtures warn.
         """
-        w = sample_weight  # (called w before calibbook 0.2)
+        self._fit(sample_weight=sample_weight, x=x, resp=resp)
+        if not self.converged_:
+            warnings.warn(
+                f"{type(self).__name__}: coordinate ascent stopped at {_stopped_at(self)}, "
+                f"the lower bound still changing by tol={self.tol:g} or more. Increase "
+                "max_iter (or refine_iter after a summary) or tol.",
+                ConvergenceWarning,
+                stacklevel=external_stacklevel(),
+            )
+        return self
+
+    def _fit(self, x, sample_weight, resp=None):
+        """:meth:`fit` without the ConvergenceWarning (DPMCalibration words its own)."""
+        w = sample_weight
         from calibbook._kernels import dpm as kernels
 
         validate_parameters(self)
@@ -392,6 +462,7 @@ class DPGaussianMixture1D(BaseEstimator):
             max_iter = int(self.max_iter if summary_converged else self.refine_iter)
         else:
             max_iter = int(self.max_iter)
+        self._iteration_cap = ("max_iter" if max_iter == self.max_iter else "refine_iter", max_iter)
         n_iter, bound, converged = kernels.coordinate_ascent(
             xu, wu, a, b, beta, mean, nu, cov, *priors, max_iter, float(self.tol)
         )
@@ -456,9 +527,16 @@ class DPMCalibration(BaseCalibrator):
     mean_prior, mean_precision_prior, degrees_of_freedom_prior, covariance_prior : float or None
         Normal-Gamma prior of each component (scikit-learn's parametrisation);
         None: the class's weighted mean, 1, 1 and the class's weighted unbiased
-        variance (of the logit of the scores when ``logit_input=True``).
+        variance (of the logit of the scores when ``logit_input=True``; below a
+        class weight of two cases, the variance of its weights read as two
+        cases, see :class:`calibbook.calibrators.dpm.DPGaussianMixture1D`). A
+        given ``mean_prior`` or ``covariance_prior`` is in the scores' units
+        (squared units for the covariance).
     reg_covar : float, default=1e-6
-        Added to every component variance, as in scikit-learn.
+        Added to every component variance, **relative to the spread**: in units
+        of the weighted variance of all training scores (of their logits with
+        ``logit_input``). scikit-learn adds an absolute ``reg_covar``, which
+        swamps scores that vary by 1e-3 or less (calibbook 0.1 did too).
     max_iter : int, default=500
         Maximum coordinate-ascent iterations per class (on its summary, when one is used).
     tol : float, default=1e-6
@@ -496,9 +574,44 @@ class DPMCalibration(BaseCalibrator):
     score_range_ : ndarray of shape (2,)
         Smallest and largest training score with positive weight (as passed,
         before any logit): the bounds of ``out_of_bounds="clip"``.
+    score_centre_, score_scale_ : float
+        The mixtures model z = (s - ``score_centre_``) / ``score_scale_`` (of
+        the logits with ``logit_input``): 0 and 1 for scores of ordinary size
+        (see Notes); otherwise the weighted median of the training scores and
+        the power of two nearest below their weighted standard deviation
+        (``score_scale_`` is inf where that power exceeds the largest double;
+        the fit uses the exponent).
+
+    Warns
+    -----
+    sklearn.exceptions.ConvergenceWarning
+        When a class's coordinate ascent stops at its iteration cap
+        (``max_iter``, or ``refine_iter`` after a summary that used up
+        ``max_iter``) with the lower bound still changing by ``tol`` or more, as
+        scikit-learn's mixtures warn. The default ``tol`` is strict (scikit-learn's
+        is 1e-3): on a thousand scores or more the defaults often stop at the cap.
+    calibbook.LowWeightWarning
+        When ``sample_weight`` totals fewer than two cases per class mixture
+        (under 4): the groups are the two class mixtures, whose default
+        covariance priors need two cases each.
 
     Notes
     -----
+    *Units.* The default priors and ``reg_covar`` are relative to the scores'
+    spread, so ``fit(a * s + b).predict(a * t + b)`` equals
+    ``fit(s).predict(t)`` for every a > 0 and b that keep the scores finite (to
+    rounding). Scores beyond 2^100 in magnitude, or with a standard deviation
+    below 2^-100, are standardised before the fit (z above), so that finite
+    scores of any magnitude (5e-324 to 1e308) give finite probabilities;
+    standardised scores beyond 1e100 from the centre are clipped there. Scores
+    of ordinary size are used as they are (``score_centre_`` 0,
+    ``score_scale_`` 1). A ``mean_prior`` or ``covariance_prior`` in the
+    scores' units, or ``logit_input``, ties the map to those units.
+
+    *Weights* are frequencies: the total weight sets how much the data outweigh
+    the priors, and the map moves continuously with it (no formula divides by
+    W - 1).
+
     Initialisation is deterministic: component j starts with the scores between
     the (j / K)-th and ((j + 1) / K)-th weighted quantiles of its class, so the
     fit needs no random state. Each coordinate-ascent iteration is one pass over
@@ -584,28 +697,83 @@ class DPMCalibration(BaseCalibrator):
         self.logit_input = logit_input
         self.out_of_bounds = out_of_bounds
 
+    @property
+    def _units(self):
+        """How the map follows the scores' units: "affine" with the default priors (all
+        relative to the spread); None with a ``mean_prior`` or ``covariance_prior`` (in the
+        scores' units) or with ``logit_input``."""
+        if self._requires_probabilities or self.mean_prior is not None:
+            return None
+        return None if self.covariance_prior is not None else "affine"
+
+    def _mixture_params(self, z, w, frame):
+        """The mixtures' parameters on the standardised scale z = (s - centre) / scale."""
+        mixture_params = DPGaussianMixture1D().get_params()
+        params = {k: v for k, v in self.get_params().items() if k in mixture_params}
+        ws = _scaled_weights(w)[0]  # (w itself when of ordinary size: not to be changed)
+        p = ws / ws.sum()
+        pooled_var = float(np.dot(p, (z - np.dot(p, z)) ** 2))
+        params["reg_covar"] = float(self.reg_covar) * pooled_var  # relative to the spread
+        if self.mean_prior is not None:
+            params["mean_prior"] = float(_standardise(np.array([float(self.mean_prior)]), frame)[0])
+        if self.covariance_prior is not None:
+            with np.errstate(over="ignore", under="ignore"):
+                cov0 = np.ldexp(float(self.covariance_prior), -2 * frame.exponent)
+            params["covariance_prior"] = float(np.clip(cov0, *_PRIOR_RANGE))
+        return params
+
+    def _fit_mixture(self, params, z, w):
+        """One class's mixture (a hook: the benchmark swaps in its frozen fit)."""
+        return DPGaussianMixture1D(**params)._fit(z, w)
+
     def _fit(self, scores, y, sample_weight):
         w = np.ones_like(scores) if sample_weight is None else sample_weight
         keep = w > 0
         scores, y, w = scores[keep], y[keep], w[keep]
+        if sample_weight is not None:
+            ws, k = _scaled_weights(w)
+            total = math.exp(min(math.log(float(ws.sum())) + k * _LN2, 700.0))
+            warn_low_total_weight(total, 2, "class mixture", type(self).__name__)
         self.score_range_ = np.array([scores.min(), scores.max()])
         x = self._features(scores)
-        mixture_params = DPGaussianMixture1D().get_params()
-        params = {k: v for k, v in self.get_params().items() if k in mixture_params}
-        mixtures, weights = [], []
-        for label in (0.0, 1.0):
-            mask = y == label
-            mixtures.append(DPGaussianMixture1D(**params).fit(x[mask], w[mask]))
-            weights.append(w[mask].sum())
+        order = np.argsort(x, kind="stable")
+        frame = _standard_frame(x[order], w[order])
+        z = _standardise(x, frame)
+        params = self._mixture_params(z, w, frame)
+        mixtures = [self._fit_mixture(params, z[y == label], w[y == label]) for label in (0, 1)]
+        ws = _scaled_weights(w)[0]  # the class frequencies without overflow
+        weights = np.array([ws[y == 0].sum(), ws[y == 1].sum()])
+        self._frame = frame
+        self.score_centre_ = frame.centre
+        with np.errstate(over="ignore"):
+            self.score_scale_ = float(np.ldexp(1.0, frame.exponent))
         self.mixtures_ = mixtures
-        self.class_prior_ = np.array(weights) / sum(weights)
+        self.class_prior_ = weights / weights.sum()
+        self._warn_not_converged()
         return self
+
+    def _warn_not_converged(self):
+        stalled = [
+            f"class {label} ({_stopped_at(m)})"
+            for label, m in enumerate(self.mixtures_)
+            if not getattr(m, "converged_", True)
+        ]
+        if stalled:
+            warnings.warn(
+                f"{type(self).__name__}: coordinate ascent did not converge for "
+                f"{' and '.join(stalled)}: the lower bound still changed by tol={self.tol:g} "
+                "or more. Increase max_iter (or refine_iter after a summary) or tol.",
+                ConvergenceWarning,
+                stacklevel=external_stacklevel(),
+            )
 
     def log_class_densities(self, scores):
         """Log densities (log f_0, log f_1) of the scores (of their logits with ``logit_input``).
 
         The densities are evaluated where asked: ``out_of_bounds`` applies to
-        ``predict`` only.
+        ``predict`` only. They are the mixtures' densities on the standardised
+        scale, divided by ``score_scale_``; beyond 1e100 scales from
+        ``score_centre_`` they are evaluated at that distance.
 
         Parameters
         ----------
@@ -626,7 +794,9 @@ class DPMCalibration(BaseCalibrator):
 
         check_is_fitted(self)
         x = self._features(check_scores(scores, probabilities=self._requires_probabilities))
-        return np.column_stack([m.log_density(x) for m in self.mixtures_])
+        z = _standardise(x, self._frame)
+        log_scale = self._frame.exponent * _LN2
+        return np.column_stack([m.log_density(z) - log_scale for m in self.mixtures_])
 
     def _predict(self, scores):
         lo, hi = self.score_range_
@@ -634,7 +804,8 @@ class DPMCalibration(BaseCalibrator):
             return np.full(scores.shape, self.class_prior_[1])
         if self.out_of_bounds == "clip":
             scores = np.clip(scores, lo, hi)
-        x = self._features(scores)
-        log_f0, log_f1 = (m.log_density(x) for m in self.mixtures_)
-        z = (np.log(self.class_prior_[1]) + log_f1) - (np.log(self.class_prior_[0]) + log_f0)
-        return expit(z)
+        z = _standardise(self._features(scores), self._frame)
+        log_f0, log_f1 = (m.log_density(z) for m in self.mixtures_)
+        with np.errstate(divide="ignore"):  # a class prior that underflows to 0
+            log_p0, log_p1 = np.log(self.class_prior_)
+        return expit((log_p1 + log_f1) - (log_p0 + log_f0))

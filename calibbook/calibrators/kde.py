@@ -12,12 +12,14 @@ classes this is the Nadaraya-Watson regression of the labels on the scores.
 """
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
 from calibbook._utils.deprecation import renamed_attribute, renamed_parameter, warn_renamed
-from calibbook._utils.maths import expit, weighted_mean_var
+from calibbook._utils.maths import expit
 from calibbook._utils.params import Interval, Options, Real
+from calibbook._utils.weights import warn_low_total_weight
 from calibbook.base import BaseCalibrator
 
 __all__ = ["KDECalibration", "bandwidth_rule"]
@@ -30,6 +32,15 @@ _AUTO_BINNED_ABOVE = 2000  # training points above which algorithm="auto" bins t
 _GRID_POINTS_PER_BANDWIDTH = 1000  # grid spacing delta = h / 1000 for the binned path
 _MAX_GRID = 2**21
 _NOISE_FLOOR = 1e-11  # compact sums below this fraction of the nearby weight are rounding noise
+_LN2 = math.log(2.0)
+# Scores of ordinary size (below _ORDINARY in magnitude, spread above 1 / _ORDINARY) are used
+# as they are, bit for bit as before issue 28; others are standardised. On the scale of the
+# sums, scores are clipped to +-_FAR and bandwidths to _H_RANGE, so that every square and
+# every distance in bandwidths stays finite and nonzero in the kernels.
+_ORDINARY = 2.0**100
+_FAR = 1e100
+_H_RANGE = (1e-100, 1e100)
+_HALVE_ABOVE = 2.0**1020  # scores this large are halved before differencing (no overflow)
 
 # R(K) = int K^2 and mu_2(K) = int u^2 K of each kernel, on the supports used here
 # (the standard normal; [-1, 1] for the compact kernels)
@@ -55,29 +66,138 @@ EQUIVALENT_BANDWIDTH_FACTORS = {
 }
 
 
-def _weighted_quantile(xs, cw, q):
+def _scaled_weights(w):
+    """``(w * 2**-k, k)``: weights of ordinary size as they are (k = 0), others scaled by a
+    power of two so that the largest is in [0.5, 1).
+
+    Scaling by a power of two is exact, so ratios of sums of the scaled weights are those
+    of the weights themselves, and no sum overflows whatever the weights' magnitude.
+    """
+    top = float(np.max(w))
+    if 1.0 / _ORDINARY <= top <= _ORDINARY:
+        return w, 0
+    k = math.frexp(top)[1]
+    return np.ldexp(w, -k), k
+
+
+def _weighted_quantile(xs, cw, q, unit):
     """Quantile q of sorted xs with cumulative weights cw, as np.percentile on repeated rows.
 
-    The value of 0-based rank k is the first x whose cumulative weight exceeds k;
-    ranks between integers interpolate linearly (numpy's default "linear" method).
+    ``unit`` is the weight of one case (cw[-1] >= 2 unit). The value of 0-based rank k is the
+    first x whose cumulative weight exceeds k cases; ranks between integers interpolate
+    linearly (numpy's default "linear" method).
     """
-    rank = q * max(cw[-1] - 1.0, 0.0)
+    rank = q * (cw[-1] - unit) / unit
     k = math.floor(rank)
     frac = rank - k
     last = xs.size - 1
-    lo = xs[min(np.searchsorted(cw, k, side="right"), last)]
-    hi = xs[min(np.searchsorted(cw, k + 1, side="right"), last)]
+    lo = xs[min(np.searchsorted(cw, k * unit, side="right"), last)]
+    hi = xs[min(np.searchsorted(cw, (k + 1) * unit, side="right"), last)]
     return lo + frac * (hi - lo)
+
+
+def _rule_statistics(xs, w, robust):
+    """(sigma^2, iqr, N^(-1/5), kx) of sorted xs for the rules, in units of 2**kx (no overflow).
+
+    N = max(W, 2) is the number of cases the rule reads; sigma^2 is the weighted sum of
+    squares over max(W - 1, W / 2): the unbiased variance for W >= 2, and for W < 2 the
+    variance of the weights rescaled to total 2. The IQR reads the weights the same way.
+    Scores and weights of ordinary size are used as they are (kx = k = 0); others are scaled
+    by powers of two, which changes no rounding (outside the subnormals).
+    """
+    ws, k = _scaled_weights(w)
+    total = float(ws.sum())
+    top = float(np.max(np.abs(xs)))
+    kx = 0 if top <= _ORDINARY else math.frexp(top)[1]
+    x1 = xs if kx == 0 else np.ldexp(xs, -kx)  # |x1| < 1: no square overflows
+    mean = float(np.dot(ws, x1) / total)
+    ss = float(np.dot(ws, (x1 - mean) ** 2))
+    log_w = math.log(total) + k * _LN2
+    # one case, in scaled weights; below two cases the weights read as two
+    unit = math.ldexp(1.0, -k) if log_w >= _LN2 else total / 2.0
+    var = ss / (total - unit)  # ss / max(W - 1, W / 2), continuous at W = 2
+    iqr = 0.0
+    if robust:
+        cw = np.cumsum(ws)
+        iqr = _weighted_quantile(x1, cw, 0.75, unit) - _weighted_quantile(x1, cw, 0.25, unit)
+    if k == 0:
+        return var, iqr, max(total, 2.0) ** -0.2, kx
+    return var, iqr, math.exp(-0.2 * max(log_w, _LN2)), kx
+
+
+class _Frame(NamedTuple):
+    """z = (x - centre) / 2**exponent, computed as (x - centre) * f1 * f2 (or from x / 2)."""
+
+    centre: float
+    halve: bool  # difference x / 2 - centre / 2: no overflow for scores near the largest double
+    f1: float  # f1 * f2 = 2**-(exponent - halve), split so that each factor is a finite double
+    f2: float
+    exponent: int  # the scale 2**exponent is a power of two near the weighted standard deviation
+
+
+def _standard_frame(xs, w):
+    """The frame that standardises sorted scores ``xs`` with weights ``w`` (private; see below).
+
+    Centre: the lower weighted median (a training score, so integer weights and repeated rows
+    give the same frame); scale: the power of two 2**e with 2**e <= sigma < 2**(e + 1), sigma
+    the weighted population standard deviation. The scaled scores are then the same up to
+    rounding under any change of units a * s + b, and nothing overflows or underflows for
+    finite scores of any size. Scores of ordinary size (|s| <= 2**100, sigma >= 2**-100) get
+    the identity frame: the fits then run on the scores themselves, as before issue 28 (the
+    rules and priors are relative to the spread either way).
+    (A robust standardisation shared with the sigmoid fits may replace this one.)
+    """
+    ws, _ = _scaled_weights(w)
+    cw = np.cumsum(ws)
+    centre = float(xs[min(int(np.searchsorted(cw, 0.5 * cw[-1])), xs.size - 1)])
+    halve = bool(max(abs(xs[0]), abs(xs[-1])) > _HALVE_ABOVE)
+    d = 0.5 * xs - 0.5 * centre if halve else xs - centre
+    top = float(np.max(np.abs(d)))
+    if top == 0.0:  # constant scores: any scale will do
+        return _Frame(0.0, False, 1.0, 1.0, 0) if not halve else _Frame(centre, True, 1.0, 1.0, 1)
+    kd = math.frexp(top)[1]
+    d1 = np.ldexp(d, -kd)
+    p = ws / ws.sum()
+    sigma1 = math.sqrt(float(np.dot(p, (d1 - np.dot(p, d1)) ** 2)))
+    e = kd + (math.frexp(sigma1)[1] - 1 if sigma1 > 0 else 0)
+    if not halve and max(abs(xs[0]), abs(xs[-1])) <= _ORDINARY and e >= -100:
+        return _Frame(0.0, False, 1.0, 1.0, 0)
+    half = -e // 2
+    return _Frame(centre, halve, math.ldexp(1.0, half), math.ldexp(1.0, -e - half), e + halve)
+
+
+def _standardise(x, frame):
+    """(x - centre) / 2**exponent, clipped to +-_FAR (the clip also catches overflow)."""
+    with np.errstate(over="ignore"):
+        d = 0.5 * x - 0.5 * frame.centre if frame.halve else x - frame.centre
+        z = d * frame.f1 * frame.f2
+    return np.clip(z, -_FAR, _FAR)
+
+
+def _to_user_units(v, frame):
+    """A length v of the standardised scale in the scores' units (inf beyond the doubles)."""
+    with np.errstate(over="ignore"):
+        return np.ldexp(v, frame.exponent)
 
 
 @renamed_parameter("w", "sample_weight")
 def bandwidth_rule(xs, sample_weight, rule, kernel="gaussian"):
     r"""Rule-of-thumb bandwidth from sorted scores ``xs`` with weights ``sample_weight``.
 
-    N is the total weight and :math:`\sigma` the weighted standard deviation with
-    the frequency-weight (unbiased) denominator N - 1, so that integer weights
-    give the bandwidth of the repeated rows. :doc:`/book/06_density_calibration`
-    shows how the bandwidth shapes the calibration map. For the Gaussian kernel:
+    The weights are frequencies (:class:`calibbook.LowWeightWarning`): with total
+    weight W, N = max(W, 2) is the number of cases, and :math:`\sigma^2` is the
+    weighted sum of squared deviations over max(W - 1, W / 2). For W >= 2 (all
+    integer weights) that is the unbiased variance with denominator W - 1, so
+    integer weights give the bandwidth of the repeated rows. Below two cases the
+    unbiased variance is undefined (W - 1 <= 0 at W <= 1, where it would flip
+    sign or divide by zero); the rule then reads the weights as two cases (their
+    proportions, rescaled to total 2), which joins the unbiased rule continuously
+    at W = 2, so the bandwidth never jumps as W crosses 1 or 2 by rounding. The
+    IQR reads the weights the same way. Scores beyond 2^100 are divided by a power
+    of two first (exactly), so any finite scores give a finite bandwidth, and the
+    rule is proportional to the scores' spread: ``a * xs + b`` gives ``a`` times
+    the bandwidth. :doc:`/book/06_density_calibration` shows how the
+    bandwidth shapes the calibration map. For the Gaussian kernel:
 
     - ``"silverman"``: :math:`h = 1.06\,\sigma N^{-1/5}`, Silverman's
       normal-reference rule (the paper's choice);
@@ -140,19 +260,28 @@ def bandwidth_rule(xs, sample_weight, rule, kernel="gaussian"):
     0.2791
     >>> bandwidth_rule(np.zeros(3), np.ones(3), "scott")
     0.0
+
+    Weights below two cases read as two; scaling the scores scales the bandwidth:
+
+    >>> half, quarter = np.full(32, 0.5 / 32), np.full(32, 0.25 / 32)
+    >>> bandwidth_rule(xs, half, "scott") == bandwidth_rule(xs, quarter, "scott")
+    True
+    >>> round(bandwidth_rule(1e200 * xs, np.ones(32), "silverman") / 1e200, 4)
+    0.1604
     """
     w = sample_weight  # (called w before calibbook 0.2)
-    total = float(w.sum())
-    sigma = math.sqrt(weighted_mean_var(xs, w, ddof=1)[1])
-    factor = total ** (-0.2) * EQUIVALENT_BANDWIDTH_FACTORS[kernel]
+    robust = rule not in ("silverman", "scott")
+    var, iqr, n_factor, kx = _rule_statistics(xs, w, robust)
+    sigma = math.sqrt(var)
+    factor = n_factor * EQUIVALENT_BANDWIDTH_FACTORS[kernel]
     if rule == "silverman":
-        return 1.06 * sigma * factor
-    if rule == "scott":
-        return sigma * factor
-    cw = np.cumsum(w)
-    iqr = _weighted_quantile(xs, cw, 0.75) - _weighted_quantile(xs, cw, 0.25)
-    spread = min(sigma, iqr / 1.34) if iqr > 0 else sigma
-    return 0.9 * spread * factor
+        h = 1.06 * sigma * factor
+    elif rule == "scott":
+        h = sigma * factor
+    else:
+        h = 0.9 * (min(sigma, iqr / 1.34) if iqr > 0 else sigma) * factor
+    with np.errstate(over="ignore"):
+        return float(np.ldexp(h, kx))  # computed on xs / 2**kx, returned in their units
 
 
 class _ClassDensity:
@@ -215,7 +344,11 @@ class KDECalibration(BaseCalibrator):
         compact kernel the rule's value is multiplied by its equivalent-bandwidth factor
         (boxcar 1.740, Epanechnikov 2.214, tricube 2.610), so that all kernels
         smooth alike. The paper used the unscaled value with the boxcar kernel:
-        pass ``bandwidth_rule(xs, w, "silverman")`` as a number to get it.
+        pass ``bandwidth_rule(xs, w, "silverman")`` as a number to get it. A
+        fixed bandwidth is in the scores' units (of their logits with
+        ``logit_input``); a bandwidth below 1e-100 or above 1e100 on the scale the
+        sums are taken on (the scores, or the standardised scores: see Notes) is
+        taken as that bound.
     shared_bandwidth : bool, default=True
         True: one bandwidth for both classes, computed from all training scores
         (the Nadaraya-Watson estimator the paper uses). False: each class gets
@@ -264,7 +397,9 @@ class KDECalibration(BaseCalibrator):
     Attributes
     ----------
     bandwidth_ : ndarray of shape (2,)
-        Bandwidths (h_0, h_1) used for class 0 and class 1.
+        Bandwidths (h_0, h_1) used for class 0 and class 1, in the scores' units
+        (of their logits with ``logit_input``; rounded to 0 or inf where they
+        lie beyond the doubles, for scores near 5e-324 or 1e308).
     class_prior_ : ndarray of shape (2,)
         Weighted class frequencies (pi_0, pi_1).
     algorithm_ : str
@@ -276,8 +411,31 @@ class KDECalibration(BaseCalibrator):
         Smallest and largest training score with positive weight (as passed,
         before any logit): the bounds of ``out_of_bounds="clip"``.
 
+    Warns
+    -----
+    calibbook.LowWeightWarning
+        With a bandwidth rule, when ``sample_weight`` totals fewer than two cases
+        per bandwidth (one bandwidth, or two with ``shared_bandwidth=False``).
+        The rules count cases: below two cases their unbiased variance is
+        undefined, and they read the weights as two cases (see
+        :func:`calibbook.calibrators.kde.bandwidth_rule`). A fixed bandwidth
+        uses the weights' proportions only, and never warns.
+
     Notes
     -----
+    *Units.* The bandwidth rules are relative to the scores' spread, so with a
+    rule ``fit(a * s + b).predict(a * t + b)`` equals ``fit(s).predict(t)`` for
+    every a > 0 and b that keep the scores finite, to rounding. Scores (their
+    logits with ``logit_input``) beyond 2^100 in magnitude, or with a standard
+    deviation below 2^-100, are standardised before the fit (centred at their
+    weighted median, divided by a power of two near their weighted standard
+    deviation) and every kernel sum is taken on that scale, so finite scores of
+    any magnitude (5e-324 to 1e308) give finite probabilities; scores of
+    ordinary size are used as they are. Standardised scores beyond 1e100 from
+    the centre are clipped there. A fixed bandwidth ties the map to the
+    scores' units (a shift b leaves it unchanged, a scale a does not), and so
+    do ``reflect`` and ``logit_input`` (the scores are probabilities).
+
     *Compact kernels* are evaluated exactly in O((N + M) log N): two binary
     searches per query find the window [x - h, x + h], and the kernel sum is a
     polynomial in x whose coefficients come from prefix sums of local moments
@@ -300,7 +458,10 @@ class KDECalibration(BaseCalibrator):
     ``class_prior_[1]``.
 
     Zero-weight rows are dropped. Integer weights give the same fit as repeated
-    rows.
+    rows. Weights are frequencies: the rules of thumb read their total as the
+    number of cases N (continuously, see
+    :func:`calibbook.calibrators.kde.bandwidth_rule`), while Eq. 5 itself
+    depends only on their proportions.
 
     The map is a ratio of two density estimates and is not monotone in general:
     it can follow a non-monotone calibration map (a bump or a valley), and it
@@ -377,21 +538,43 @@ class KDECalibration(BaseCalibrator):
                 "density at the edges 0 and 1 of the scores, and logits have no edges."
             )
 
-    def _bandwidths(self, xs, w, classes):
-        """(h_0, h_1): a fixed bandwidth, one rule on all scores, or the rule per class."""
+    @property
+    def _units(self):
+        """How the map follows the scores' units: "affine" with a rule (relative to the
+        spread); None with a fixed bandwidth (in the scores' units: the map follows a shift
+        of the scores, not a scaling) and for probabilities (``reflect``, ``logit_input``)."""
+        if self._requires_probabilities or not isinstance(self.bandwidth, str):
+            return None
+        return "affine"
+
+    def _bandwidths(self, z, w, classes, frame):
+        """(h_0, h_1) on the standardised scale: a fixed bandwidth, one rule on all scores, or
+        the rule per class; clipped to _H_RANGE."""
         if not isinstance(self.bandwidth, str):
-            return np.array([float(self.bandwidth)] * 2)
-        pooled = bandwidth_rule(xs, w, self.bandwidth, self.kernel)
+            with np.errstate(over="ignore", under="ignore"):  # inf or 0: clipped below
+                h = float(np.ldexp(float(self.bandwidth), -frame.exponent))
+            return np.clip(np.array([h, h]), *_H_RANGE)
+        pooled = bandwidth_rule(z, w, self.bandwidth, self.kernel)
         if self.shared_bandwidth:
             h = np.array([pooled, pooled])
         else:
             h = np.array(
-                [bandwidth_rule(cx, cw, self.bandwidth, self.kernel) for cx, cw in classes]
+                [bandwidth_rule(cz, cw, self.bandwidth, self.kernel) for cz, cw in classes]
             )
             h[h <= 0] = pooled  # a class whose scores do not vary borrows the pooled bandwidth
         # all scores equal: every bandwidth gives the same constant map, so any will do
         h[h <= 0] = 1.0
-        return h
+        return np.clip(h, *_H_RANGE)
+
+    def _warn_low_weight(self, w):
+        """LowWeightWarning when the rules read fewer than two cases per bandwidth."""
+        if not isinstance(self.bandwidth, str):
+            return  # a fixed bandwidth uses the weights' proportions only
+        ws, k = _scaled_weights(w)
+        log_total = math.log(float(ws.sum())) + k * _LN2
+        n_groups = 1 if self.shared_bandwidth else 2
+        total = math.exp(min(log_total, 700.0))
+        warn_low_total_weight(total, n_groups, "bandwidth", type(self).__name__)
 
     def _fit(self, scores, y, sample_weight):
         if sample_weight is None:
@@ -399,26 +582,39 @@ class KDECalibration(BaseCalibrator):
         else:
             keep = sample_weight > 0
             scores, y, ws = scores[keep], y[keep], sample_weight[keep]
+            self._warn_low_weight(ws)
         self.score_range_ = np.array([scores.min(), scores.max()])
-        scores = self._features(scores)
-        order = np.argsort(scores, kind="stable")
-        xs, ys, ws = scores[order], y[order], ws[order]
+        x = self._features(scores)
+        order = np.argsort(x, kind="stable")
+        x, ys, ws = x[order], y[order], ws[order]
+        frame = _standard_frame(x, ws)
+        z = _standardise(x, frame)
         pos = ys == 1.0
-        classes = [(xs[~pos], ws[~pos]), (xs[pos], ws[pos])]
-        h = self._bandwidths(xs, ws, classes)
-        weights = np.array([cw.sum() for _, cw in classes])
+        h = self._bandwidths(z, ws, [(z[~pos], ws[~pos]), (z[pos], ws[pos])], frame)
+        # the posterior uses the weights' ratios only: scaled by a power of two, no sum overflows;
+        # weights below 1e-308 of the largest are raised to that (else they underflow to 0)
+        ws = np.maximum(_scaled_weights(ws)[0], np.finfo(np.float64).tiny)
+        weights = np.array([ws[~pos].sum(), ws[pos].sum()])
 
-        self.bandwidth_ = h
+        self._frame = frame
+        self._x_range = tuple(float(v) for v in self._features(self.score_range_))
+        self.bandwidth_ = _to_user_units(h, frame)
         self.class_prior_ = weights / weights.sum()
-        self.support_ = np.unique(xs)
+        self.support_ = np.unique(x)
+        self._z_support = np.unique(z)
         densities = []
-        for (cx, cw), ht in zip(classes, h, strict=True):
-            if self.reflect:  # mirror images in 0 and 1: -x and 2 - x
-                cx = np.concatenate([-cx[::-1], cx, 2.0 - cx[::-1]])
+        for mask, ht in zip((~pos, pos), h, strict=True):
+            cz, cw = z[mask], ws[mask]
+            if self.reflect:  # mirror images in 0 and 1 (of the scores): -x and 2 - x
+                cx = x[mask][::-1]
+                cz = np.concatenate([_standardise(-cx, frame), cz, _standardise(2.0 - cx, frame)])
                 cw = np.concatenate([cw[::-1], cw, cw[::-1]])
-            densities.append(_ClassDensity(cx, cw, float(ht), self.kernel))
+            densities.append(_ClassDensity(cz, cw, float(ht), self.kernel))
         self._densities = densities
-        n_points = max(d.xs.size for d in densities)
+        self._choose_algorithm(max(d.xs.size for d in densities))
+        return self
+
+    def _choose_algorithm(self, n_points):
         algorithm = self.algorithm
         if self.method != "deprecated":
             warn_renamed("parameter", "method", "algorithm")
@@ -431,7 +627,6 @@ class KDECalibration(BaseCalibrator):
             self.algorithm_ = algorithm
         if self.algorithm_ == "binned":
             self._build_grid()
-        return self
 
     # ----------------------------------------------------------------- gaussian, binned
     def _build_grid(self):
@@ -457,7 +652,7 @@ class KDECalibration(BaseCalibrator):
             error += delta**2 / 4.0 * d.w.sum() / d.h**3
         self._grid = (lo, delta, n_grid, grid_values[0], grid_values[1])
         self._grid_floor = error * (1.0 / self.binned_tol + 2.0)
-        self.grid_spacing_ = delta
+        self.grid_spacing_ = float(_to_user_units(delta, self._frame))
 
     # ----------------------------------------------------------------- prediction
     def _posterior_gaussian_exact(self, x):
@@ -478,15 +673,19 @@ class KDECalibration(BaseCalibrator):
         return expit(log_a - log_b)  # a / (a + b)
 
     def _posterior_gaussian_binned(self, x, clip=(-np.inf, np.inf)):
-        """Binned posterior of x clipped to ``clip``; the exact sums off the grid or where the
-        binned sums are too small for ``binned_tol`` (one compiled pass, no temporaries)."""
+        """Binned posterior of x (features, not yet standardised) clipped to ``clip``; the exact
+        sums off the grid or where the binned sums are too small for ``binned_tol`` (one
+        compiled pass that also standardises, no temporaries)."""
         from calibbook._kernels.kde import binned_posterior
 
         lo, delta, n_grid, b_grid, a_grid = self._grid
+        f = self._frame
+        frame = (float(f.centre), bool(f.halve), float(f.f1), float(f.f2), _FAR)
         p = np.empty_like(x)
-        bad = binned_posterior(x, *clip, lo, delta, n_grid, a_grid, b_grid, self._grid_floor, p)
+        floor = self._grid_floor
+        bad = binned_posterior(x, *clip, frame, lo, delta, n_grid, a_grid, b_grid, floor, p)
         if bad.size:
-            p[bad] = self._posterior_gaussian_exact(np.clip(x[bad], *clip))
+            p[bad] = self._posterior_gaussian_exact(_standardise(np.clip(x[bad], *clip), f))
         return p
 
     def _posterior_compact(self, x, fallback=True):
@@ -504,7 +703,7 @@ class KDECalibration(BaseCalibrator):
             return p
         # no training score within reach: use the estimate at the nearest training score
         xq = x[~ok]
-        support = self.support_
+        support = self._z_support
         k = np.searchsorted(support, xq)
         left = support[np.clip(k - 1, 0, support.size - 1)]
         right = support[np.clip(k, 0, support.size - 1)]
@@ -516,17 +715,14 @@ class KDECalibration(BaseCalibrator):
         return p
 
     def _predict(self, scores):
-        if self.support_.size == 1:  # constant training scores: the base rate
+        if self._z_support.size == 1:  # constant training scores: the base rate
             return np.full(scores.shape, self.class_prior_[1])
-        if self.kernel == "gaussian" and self.algorithm_ == "binned" and not self.logit_input:
-            # the clip happens inside the compiled pass
-            clip = self.score_range_ if self.out_of_bounds == "clip" else (-np.inf, np.inf)
-            return self._posterior_gaussian_binned(scores, tuple(float(c) for c in clip))
-        if self.out_of_bounds == "clip":
-            scores = np.clip(scores, *self.score_range_)
-        scores = self._features(scores)
+        x = self._features(scores)
+        # clipping the features is clipping the scores: the logit is increasing
+        clip = self._x_range if self.out_of_bounds == "clip" else (-np.inf, np.inf)
+        if self.kernel == "gaussian" and self.algorithm_ == "binned":
+            return self._posterior_gaussian_binned(x, clip)  # clip, standardise, sums: one pass
+        z = _standardise(np.clip(x, *clip), self._frame)
         if self.kernel != "gaussian":
-            return self._posterior_compact(scores)
-        if self.algorithm_ == "binned":
-            return self._posterior_gaussian_binned(scores)
-        return self._posterior_gaussian_exact(scores)
+            return self._posterior_compact(z)
+        return self._posterior_gaussian_exact(z)

@@ -437,3 +437,217 @@ def test_bad_summary_parameters(params):
     (name,) = params
     with pytest.raises(ValueError, match=f"^{name} must be "):
         DPMCalibration(**params).fit(x, (x > -0.5).astype(float))
+
+
+# --- issue 28: any finite scores, any units; priors continuous in the weights' total ---
+
+ISSUE_S = np.random.default_rng(28).uniform(0.02, 0.98, 200)
+ISSUE_Y = (np.random.default_rng(29).uniform(size=200) < ISSUE_S).astype(float)
+ISSUE_T = np.linspace(0.0, 1.0, 41)
+AFFINE_SETTINGS = [
+    {},
+    {"out_of_bounds": "extrapolate"},
+    {"n_components": 4, "weight_concentration_prior": 2.0, "mean_precision_prior": 0.5},
+    {"degrees_of_freedom_prior": 3.0, "reg_covar": 1e-2},
+]
+
+
+def quiet_fit(cal, s, y, w=None):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ConvergenceWarning, LowWeightWarning: tested below
+        return cal.fit(s, y, w)
+
+
+@pytest.mark.parametrize("factor", [1e155, 1e-300, 1e-3, 1e-4, 1e-8])
+def test_issue_28_reproductions_extreme_and_small_scales(factor):
+    # ZeroDivisionError in the kernel near 1e155; the base rate once the scores spanned 1e-3
+    reference = DPMCalibration().fit(ISSUE_S, ISSUE_Y).predict(ISSUE_T)
+    scaled = DPMCalibration().fit(ISSUE_S * factor, ISSUE_Y).predict(ISSUE_T * factor)
+    assert np.ptp(scaled) > 0.3
+    np.testing.assert_allclose(scaled, reference, atol=1e-9)
+
+
+def test_units_are_affine_only_with_relative_priors():
+    for params in AFFINE_SETTINGS:
+        assert DPMCalibration(**params)._units == "affine"
+    for params in ({"mean_prior": 0.0}, {"covariance_prior": 1.0}, {"logit_input": True}):
+        assert DPMCalibration(**params)._units is None
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    log_a=st.floats(-12, 12),
+    shift=st.floats(-1e6, 1e6),
+    setting=st.sampled_from(range(len(AFFINE_SETTINGS))),
+)
+def test_property_fit_follows_any_change_of_units(log_a, shift, setting):
+    # fit(a s + b).predict(a t + b) == fit(s).predict(t), b a multiple of the scores' spread
+    a, params = 10.0**log_a, AFFINE_SETTINGS[setting]
+    b = shift * a * np.ptp(ISSUE_S)
+    reference = quiet_fit(DPMCalibration(**params), ISSUE_S, ISSUE_Y).predict(ISSUE_T)
+    moved = quiet_fit(DPMCalibration(**params), a * ISSUE_S + b, ISSUE_Y)
+    np.testing.assert_allclose(moved.predict(a * ISSUE_T + b), reference, atol=1e-6)
+
+
+@pytest.mark.parametrize("a", [5e-310, 1e-200, 1e-40, 1e40, 1e200, 1e306])
+@pytest.mark.parametrize("params", AFFINE_SETTINGS[:2])
+def test_extreme_changes_of_units_standardise_and_agree(a, params):
+    # beyond 2^100 (or a spread below 2^-100) the fit runs on standardised scores
+    reference = quiet_fit(DPMCalibration(**params), ISSUE_S, ISSUE_Y).predict(ISSUE_T)
+    for b in (0.0, -3.0 * a, 1e6 * a):
+        if abs(b) > 1e300:
+            continue
+        moved = quiet_fit(DPMCalibration(**params), a * ISSUE_S + b, ISSUE_Y)
+        np.testing.assert_allclose(moved.predict(a * ISSUE_T + b), reference, atol=1e-6)
+        assert moved.score_scale_ != 1.0  # the standardised path
+
+
+@pytest.mark.parametrize("factor", [1.0, 1e-200])
+def test_mixtures_are_scikit_learns_on_the_standardised_scores(factor):
+    # independent reference: scikit-learn's BayesianGaussianMixture fitted to
+    # (s - score_centre_) / score_scale_, with reg_covar relative to their variance
+    # (the identity for factor 1; a standardisation for the spread of 1e-204)
+    s = factor * (1e-4 * two_bumps(seed=4, n=(150, 100)) + 3.0)  # absolute 1e-6 would swamp it
+    y = np.r_[np.zeros(150), np.ones(100)]
+    cal = DPMCalibration(n_components=6, max_iter=60, tol=0.0)
+    quiet_fit(cal, s, y)
+    z = (s - cal.score_centre_) / cal.score_scale_
+    for label, ours in enumerate(cal.mixtures_):
+        zc = z[y == label]
+        resp = quantile_responsibilities(zc, np.ones_like(zc), 6)
+        sk = sklearn_with_responsibilities(
+            resp, n_components=6, max_iter=60, tol=0.0, reg_covar=1e-6 * z.var()
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            sk.fit(zc[:, None])
+        np.testing.assert_allclose(ours.weights_, sk.weights_, atol=1e-8)
+        np.testing.assert_allclose(ours.means_, sk.means_[:, 0], atol=1e-8)
+    assert (cal.score_scale_ == 1.0) == (factor == 1.0)
+    # and the densities are those of the scores: the Jacobian 1 / score_scale_
+    q = np.linspace(s.min(), s.max(), 50)
+    log_f = cal.log_class_densities(q)
+    zq = (q - cal.score_centre_) / cal.score_scale_
+    expected = cal.mixtures_[1].log_density(zq) - np.log(cal.score_scale_)
+    np.testing.assert_allclose(log_f[:, 1], expected, atol=1e-9)
+
+
+EXTREME = [5e-324, 1e-320, 1e-300, 1e-150, 1e150, 1e300, np.finfo(float).max / 2]
+QUERIES = np.array([-np.finfo(float).max, -1e300, -1.0, 0.0, 1e-310, 0.5, 1.0, 1e300])
+
+
+@pytest.mark.parametrize("magnitude", EXTREME)
+@pytest.mark.parametrize(
+    "params", [{}, {"out_of_bounds": "extrapolate"}, {"mean_prior": 0.0, "covariance_prior": 1.0}]
+)
+def test_extreme_finite_scores_give_finite_probabilities(magnitude, params):
+    s = np.r_[ISSUE_S[:60] * magnitude, -magnitude]
+    y = np.r_[ISSUE_Y[:60], 1.0]
+    cal = quiet_fit(DPMCalibration(max_iter=100, **params), s, y)
+    p = cal.predict(np.concatenate([QUERIES, s]))
+    assert np.isfinite(p).all() and (p >= 0).all() and (p <= 1).all()
+    assert np.isfinite(cal.log_class_densities(s)).all()
+
+
+@pytest.mark.parametrize("magnitude", [5e-324, 1e-310, 1e-300])
+def test_extreme_probabilities_give_finite_probabilities(magnitude):
+    s = np.r_[ISSUE_S[:60] * magnitude, 0.0, 1.0]
+    y = np.r_[ISSUE_Y[:60], 1.0, 0.0]
+    q = np.array([0.0, 5e-324, 1e-310, 1e-300, 0.5, 1 - 1e-16, 1.0])
+    p = quiet_fit(DPMCalibration(logit_input=True, max_iter=100), s, y).predict(np.r_[q, s])
+    assert np.isfinite(p).all() and (p >= 0).all() and (p <= 1).all()
+
+
+@pytest.mark.parametrize(
+    "w",
+    [
+        np.full(60, 1e-300),
+        np.full(60, 1e300),
+        np.full(60, 5e-324),
+        np.r_[np.full(30, 1e300), np.full(30, 1e-300)],
+    ],
+)
+def test_extreme_weights_give_finite_probabilities(w):
+    cal = DPMCalibration(max_iter=100, out_of_bounds="extrapolate")
+    p = quiet_fit(cal, ISSUE_S[:60], ISSUE_Y[:60], w).predict(QUERIES)
+    assert np.isfinite(p).all() and (p >= 0).all() and (p <= 1).all()
+
+
+def _ulps(k):
+    return 1.0 + k * np.finfo(float).eps
+
+
+def test_covariance_prior_is_continuous_in_the_total_weight():
+    # issue 28: 0.053 at a total of 1 - 4e-16, 1.2e14 at 1 + 4e-16 (division by W - 1)
+    x = ISSUE_S[ISSUE_Y == 1]
+    w = np.full(x.size, 1.0 / x.size)
+    cov0 = [DPGaussianMixture1D().priors(x, w * _ulps(k))[4] for k in (-4, 0, 4)]
+    assert (w * _ulps(-4)).sum() < 1.0 < (w * _ulps(4)).sum()
+    np.testing.assert_allclose(cov0, cov0[1], rtol=1e-12)
+    # an independent formula: SS / (W - 1) for W >= 2, the weights read as two cases below
+    for total in (0.01, 1.0, 1.99, 2.0, 2.01, 7.5, 1e4):
+        wt = np.full(x.size, total / x.size)
+        scale = max(total, 2.0) / total
+        ss = np.dot(wt * scale, (x - x.mean()) ** 2)
+        expected = ss / (wt.sum() * scale - 1.0)
+        assert DPGaussianMixture1D().priors(x, wt)[4] == pytest.approx(expected, rel=1e-12)
+    # integer weights: numpy's frequency-weighted variance
+    f = np.random.default_rng(3).integers(1, 4, x.size)
+    cov = DPGaussianMixture1D().priors(x, f.astype(float))[4]
+    assert cov == pytest.approx(float(np.cov(x, fweights=f)), rel=1e-12)
+
+
+def test_weights_summing_to_one_do_not_jump_by_rounding():
+    w = np.full(ISSUE_S.size, 1.0 / ISSUE_S.size)
+    fits = [quiet_fit(DPMCalibration(), ISSUE_S, ISSUE_Y, w * _ulps(k)) for k in (-4, 0, 4)]
+    for cal in fits:
+        np.testing.assert_allclose(cal.predict(ISSUE_T), fits[1].predict(ISSUE_T), atol=1e-9)
+
+
+def test_initial_groups_do_not_depend_on_the_rounding_of_the_weights():
+    x = np.sort(ISSUE_S)  # 200 scores, 10 groups: cumulative weights hit the cuts exactly
+    exact = quantile_responsibilities(x, np.ones_like(x), 10)
+    for w in (np.full(x.size, 0.1), np.full(x.size, 1.0 / x.size) * _ulps(3)):
+        np.testing.assert_array_equal(quantile_responsibilities(x, w, 10), exact)
+
+
+@settings(max_examples=30, deadline=None)
+@given(log_c=st.floats(-6, 6))
+def test_property_weights_scaled_by_c_move_the_fit_continuously(log_c):
+    w = np.random.default_rng(5).uniform(0.5, 1.5, ISSUE_S.size)
+    w *= 10.0**log_c / w.sum()  # total c: crosses 1 and 2 as c does
+    a = quiet_fit(DPMCalibration(max_iter=200), ISSUE_S, ISSUE_Y, w)
+    b = quiet_fit(DPMCalibration(max_iter=200), ISSUE_S, ISSUE_Y, w * _ulps(4))
+    np.testing.assert_allclose(a.predict(ISSUE_T), b.predict(ISSUE_T), atol=1e-9)
+
+
+def test_convergence_warning_where_documented():
+    from sklearn.exceptions import ConvergenceWarning
+
+    with pytest.warns(ConvergenceWarning, match=r"DPMCalibration.*max_iter=3.*tol=1e-06") as rec:
+        DPMCalibration(max_iter=3).fit(ISSUE_S, ISSUE_Y)
+    assert rec[0].filename == __file__  # points at the caller
+    with pytest.warns(ConvergenceWarning, match=r"DPGaussianMixture1D.*max_iter=2"):
+        DPGaussianMixture1D(max_iter=2).fit(ISSUE_S, np.ones_like(ISSUE_S))
+    # a summary that uses up max_iter leaves refine_iter iterations on the scores
+    x = two_bumps(seed=6, n=(1200, 800))
+    with pytest.warns(ConvergenceWarning, match=r"refine_iter=2 iterations.*after 5 on a summary"):
+        DPGaussianMixture1D(summary_size=64, max_iter=5, refine_iter=2).fit(x, np.ones_like(x))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # ordinary data on which the ascent converges
+        cal = DPMCalibration().fit(ISSUE_S, ISSUE_Y)
+        assert all(m.converged_ for m in cal.mixtures_)
+
+
+def test_low_weight_warning_where_documented():
+    from calibbook import LowWeightWarning
+
+    w = np.full(ISSUE_S.size, 3.9 / ISSUE_S.size)  # fewer than two cases per class mixture
+    with pytest.warns(LowWeightWarning, match=r"DPMCalibration.*2 class mixtures") as rec:
+        DPMCalibration().fit(ISSUE_S, ISSUE_Y, w)
+    low = [r for r in rec if issubclass(r.category, LowWeightWarning)]
+    assert len(low) == 1 and low[0].filename == __file__
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        DPMCalibration().fit(ISSUE_S, ISSUE_Y, w * 1.03)  # 4.02 cases
+        DPMCalibration().fit(ISSUE_S, ISSUE_Y)  # unweighted

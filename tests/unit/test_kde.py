@@ -1,5 +1,8 @@
 """KDECalibration against a brute-force evaluation of Eq. 5 of Naeini et al. (2014)."""
 
+import copy
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -11,6 +14,8 @@ from calibbook.calibrators.kde import (
     EQUIVALENT_BANDWIDTH_FACTORS,
     KERNELS,
     KDECalibration,
+    _Frame,
+    _standardise,
     bandwidth_rule,
 )
 from tests._reference.kde_before_the_compiled_predict import _old_binned_predict
@@ -218,7 +223,8 @@ def test_constant_scores_give_the_base_rate_exactly(kernel, out_of_bounds, share
 
 def test_unequal_scores_keep_a_bandwidth():
     cal = KDECalibration(shared_bandwidth=False).fit([0.3, 0.3, 0.5, 0.6], [0, 0, 1, 1])
-    assert np.isfinite(cal.bandwidth_).all() and (cal.bandwidth_ > 0).all()
+    # in the scores' units: below the smallest double for scores near 5e-324
+    assert np.isfinite(cal.bandwidth_).all() and (cal.bandwidth_ >= 0).all()
 
 
 @pytest.mark.parametrize(
@@ -481,17 +487,282 @@ def test_compiled_binned_predict_equals_the_old_interp_path(params, seed):
     y = (rng.uniform(size=n) < s).astype(float)
     w = rng.integers(0, 3, size=n).astype(float) if seed == 1 else None
     cal = KDECalibration(algorithm="binned", **params).fit(s, y, w)
+    # the grid lives on the standardised scale z (issue 28): both paths run there
     lo, delta, n_grid = cal._grid[:3]
     grid_end = lo + delta * (n_grid - 1)
-    q = np.concatenate(
-        [
-            s,
-            rng.uniform(-0.2, 1.2, size=4000),
-            lo + delta * rng.integers(0, n_grid, size=500),  # on grid points
-            [lo, grid_end, np.nextafter(lo, -1), np.nextafter(grid_end, 2), -50.0, 50.0],
-        ]
-    )
+    q = np.concatenate([s, rng.uniform(-0.2, 1.2, size=4000)])
     if params.get("reflect") or params.get("logit_input"):
         q = np.clip(q, 0.0, 1.0)
-    new, old = cal.predict(q), _old_binned_predict(cal, q)
-    np.testing.assert_array_equal(new, old)
+    z = np.concatenate(
+        [
+            _standardise(cal._features(q), cal._frame),
+            lo + delta * rng.integers(0, n_grid, size=500),  # on grid points
+            [lo, grid_end, np.nextafter(lo, -np.inf), np.nextafter(grid_end, np.inf), -50.0, 50.0],
+        ]
+    )
+    z_range = _standardise(np.array(cal._x_range), cal._frame)
+    shim = SimpleNamespace(
+        out_of_bounds=cal.out_of_bounds,
+        score_range_=z_range,
+        _features=lambda v: v,
+        _grid=cal._grid,
+        _grid_floor=cal._grid_floor,
+        _posterior_gaussian_exact=cal._posterior_gaussian_exact,
+    )
+    on_z = copy.copy(cal)  # the compiled pass with the identity standardisation
+    on_z._frame = _Frame(0.0, False, 1.0, 1.0, 0)
+    clip = tuple(z_range) if cal.out_of_bounds == "clip" else (-np.inf, np.inf)
+    new = np.clip(on_z._posterior_gaussian_binned(z, clip), 0.0, 1.0)
+    np.testing.assert_array_equal(new, _old_binned_predict(shim, z))
+    # and predict is that path on the standardised scores
+    np.testing.assert_array_equal(cal.predict(q), new[: q.size])
+
+
+# --- issue 28: any finite scores, any units; rules continuous in the weights' total ---
+
+ISSUE_S = np.random.default_rng(28).uniform(0.02, 0.98, 200)
+ISSUE_Y = (np.random.default_rng(29).uniform(size=200) < ISSUE_S).astype(float)
+ISSUE_T = np.linspace(0.0, 1.0, 41)
+# settings whose map is affine-invariant (``_units == "affine"``): the rules of thumb
+AFFINE_SETTINGS = [
+    {},
+    {"kernel": "boxcar"},
+    {"kernel": "tricube", "shared_bandwidth": False},
+    {"kernel": "epanechnikov", "bandwidth": "silverman_robust"},
+    {"bandwidth": "scott", "out_of_bounds": "extrapolate"},
+    {"algorithm": "binned"},
+    {"bandwidth": "silverman_robust", "shared_bandwidth": False, "algorithm": "binned"},
+]
+
+
+@pytest.mark.parametrize("factor", [1e155, 1e-300])
+def test_issue_28_reproductions_extreme_scales(factor):
+    # raised "produced non-finite probabilities" at 1e155 and gave a constant at 1e-300
+    reference = KDECalibration().fit(ISSUE_S, ISSUE_Y).predict(ISSUE_T)
+    scaled = KDECalibration().fit(ISSUE_S * factor, ISSUE_Y).predict(ISSUE_T * factor)
+    assert np.ptp(scaled) > 0.3
+    np.testing.assert_allclose(scaled, reference, atol=1e-12)
+
+
+@pytest.mark.parametrize("params", AFFINE_SETTINGS)
+def test_rules_declare_affine_units_and_fixed_bandwidths_do_not(params):
+    assert KDECalibration(**params)._units == "affine"
+    assert KDECalibration(bandwidth=0.1)._units is None
+    assert KDECalibration(reflect=True)._units is None
+    assert KDECalibration(logit_input=True)._units is None
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    log_a=st.floats(-12, 12),
+    shift=st.floats(-1e6, 1e6),
+    setting=st.sampled_from(range(len(AFFINE_SETTINGS))),
+)
+def test_property_fit_follows_any_change_of_units(log_a, shift, setting):
+    # fit(a s + b).predict(a t + b) == fit(s).predict(t), b a multiple of the scores' spread
+    a, params = 10.0**log_a, AFFINE_SETTINGS[setting]
+    b = shift * a * np.ptp(ISSUE_S)
+    reference = KDECalibration(**params).fit(ISSUE_S, ISSUE_Y).predict(ISSUE_T)
+    moved = KDECalibration(**params).fit(a * ISSUE_S + b, ISSUE_Y)
+    np.testing.assert_allclose(moved.predict(a * ISSUE_T + b), reference, atol=1e-6)
+    h = KDECalibration(**params).fit(ISSUE_S, ISSUE_Y).bandwidth_
+    np.testing.assert_allclose(moved.bandwidth_, a * h, rtol=1e-6)
+
+
+@pytest.mark.parametrize("a", [5e-310, 1e-200, 1e-40, 1e40, 1e200, 1e306])
+@pytest.mark.parametrize("params", AFFINE_SETTINGS)
+def test_extreme_changes_of_units_standardise_and_agree(a, params):
+    # beyond 2^100 (or a spread below 2^-100) the fit runs on standardised scores
+    reference = KDECalibration(**params).fit(ISSUE_S, ISSUE_Y).predict(ISSUE_T)
+    for b in (0.0, -3.0 * a, 1e6 * a):
+        if abs(b) > 1e300:
+            continue
+        moved = KDECalibration(**params).fit(a * ISSUE_S + b, ISSUE_Y)
+        np.testing.assert_allclose(moved.predict(a * ISSUE_T + b), reference, atol=1e-6)
+    assert moved._frame.exponent != 0  # the standardised path
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_a_fixed_bandwidth_follows_a_shift(kernel):
+    # in the scores' units: a shift moves nothing (a scale would)
+    q = ISSUE_T
+    ref = KDECalibration(kernel=kernel, bandwidth=0.1).fit(ISSUE_S, ISSUE_Y).predict(q)
+    for b in (-1e4, 1e6):
+        moved = KDECalibration(kernel=kernel, bandwidth=0.1).fit(ISSUE_S + b, ISSUE_Y)
+        np.testing.assert_allclose(moved.predict(q + b), ref, atol=1e-6)
+
+
+EXTREME = [5e-324, 1e-320, 1e-300, 1e-150, 1e150, 1e300, np.finfo(float).max / 2]
+QUERIES = np.array([-np.finfo(float).max, -1e300, -1.0, 0.0, 1e-310, 0.5, 1.0, 1e300])
+
+
+@pytest.mark.parametrize("magnitude", EXTREME)
+@pytest.mark.parametrize(
+    "params", [*AFFINE_SETTINGS, {"bandwidth": 0.1}, {"kernel": "boxcar", "bandwidth": 1e-3}]
+)
+def test_extreme_finite_scores_give_finite_probabilities(magnitude, params):
+    s = np.r_[ISSUE_S[:60] * magnitude, -magnitude]
+    y = np.r_[ISSUE_Y[:60], 1.0]
+    cal = KDECalibration(**params).fit(s, y)
+    p = cal.predict(np.concatenate([QUERIES, s]))
+    assert np.isfinite(p).all() and (p >= 0).all() and (p <= 1).all()
+    # in the scores' units: below the smallest double for scores near 5e-324
+    assert np.isfinite(cal.bandwidth_).all() and (cal.bandwidth_ >= 0).all()
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"reflect": True},
+        {"reflect": True, "kernel": "boxcar", "out_of_bounds": "extrapolate"},
+        {"logit_input": True},
+        {"logit_input": True, "kernel": "tricube", "shared_bandwidth": False},
+    ],
+)
+@pytest.mark.parametrize("magnitude", [5e-324, 1e-310, 1e-300, 1e-12])
+def test_extreme_probabilities_give_finite_probabilities(params, magnitude):
+    # subnormal probabilities are valid input in [0, 1]
+    s = np.r_[ISSUE_S[:60] * magnitude, 0.0]
+    y = np.r_[ISSUE_Y[:60], 1.0]
+    q = np.array([0.0, 5e-324, 1e-310, 1e-300, 0.5, 1 - 1e-16, 1.0])
+    p = KDECalibration(**params).fit(s, y).predict(np.r_[q, s])
+    assert np.isfinite(p).all() and (p >= 0).all() and (p <= 1).all()
+    near_one = KDECalibration(**params).fit(1.0 - ISSUE_S[:60] * 1e-15, ISSUE_Y[:60])
+    assert np.isfinite(near_one.predict(q)).all()
+
+
+def test_extreme_probabilities_binned_with_reflection():
+    # the mirror images lie ~1e300 spreads away: the grid hits its cap, the sums stay exact
+    s = np.r_[ISSUE_S[:60] * 1e-300, 0.0]
+    cal = KDECalibration(reflect=True, algorithm="binned").fit(s, np.r_[ISSUE_Y[:60], 1.0])
+    p = cal.predict(np.r_[0.0, 5e-324, 1e-300, 0.5, 1.0, s])
+    assert np.isfinite(p).all() and (p >= 0).all() and (p <= 1).all()
+
+
+@pytest.mark.parametrize(
+    "w",
+    [
+        np.full(60, 1e-300),
+        np.full(60, 1e300),
+        np.full(60, 5e-324),
+        np.r_[np.full(30, 1e300), np.full(30, 1e-300)],
+    ],
+)
+@pytest.mark.parametrize("params", [{}, {"kernel": "epanechnikov"}, {"algorithm": "binned"}])
+def test_extreme_weights_give_finite_probabilities(w, params):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # LowWeightWarning for the tiny totals
+        p = KDECalibration(**params, out_of_bounds="extrapolate").fit(ISSUE_S[:60], ISSUE_Y[:60], w)
+    p = p.predict(QUERIES)
+    assert np.isfinite(p).all() and (p >= 0).all() and (p <= 1).all()
+
+
+def _ulps(k):
+    return 1.0 + k * np.finfo(float).eps
+
+
+@pytest.mark.parametrize("params", [{}, {"kernel": "boxcar", "shared_bandwidth": False}])
+def test_weights_summing_to_one_do_not_jump_by_rounding(params):
+    # issue 28: the bandwidth was 0.30 at a total of 1 - 4e-16 and 1.4e7 at 1 + 4e-16
+    import warnings
+
+    w = np.full(ISSUE_S.size, 1.0 / ISSUE_S.size)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fits = [
+            KDECalibration(**params).fit(ISSUE_S, ISSUE_Y, w * _ulps(k)) for k in (-4, -2, 0, 2, 4)
+        ]
+    totals = [(w * _ulps(k)).sum() for k in (-4, 4)]
+    assert totals[0] < 1.0 < totals[1]
+    for cal in fits:
+        np.testing.assert_allclose(cal.bandwidth_, fits[2].bandwidth_, rtol=1e-12)
+        np.testing.assert_allclose(cal.predict(ISSUE_T), fits[2].predict(ISSUE_T), atol=1e-9)
+
+
+@settings(max_examples=30, deadline=None)
+@given(log_c=st.floats(-6, 6), rule=st.sampled_from(["silverman", "silverman_robust"]))
+def test_property_weights_scaled_by_c_move_the_fit_continuously(log_c, rule):
+    import warnings
+
+    c = 10.0**log_c
+    w = np.random.default_rng(5).uniform(0.5, 1.5, ISSUE_S.size)
+    w *= c / w.sum()  # total c: crosses 1 and 2 as c does
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = KDECalibration(bandwidth=rule).fit(ISSUE_S, ISSUE_Y, w)
+        b = KDECalibration(bandwidth=rule).fit(ISSUE_S, ISSUE_Y, w * _ulps(4))
+    np.testing.assert_allclose(a.predict(ISSUE_T), b.predict(ISSUE_T), atol=1e-9)
+    np.testing.assert_allclose(a.bandwidth_, b.bandwidth_, rtol=1e-12)
+
+
+def test_rule_is_the_unbiased_rule_above_two_cases_and_two_cases_below():
+    # an independent formula: 1.06 sqrt(SS / (W - 1)) W^(-1/5) for W >= 2, and for W < 2
+    # the same with the weights rescaled to total 2
+    x = np.sort(ISSUE_S)
+    p = np.random.default_rng(6).uniform(0.5, 1.5, x.size)
+    p /= p.sum()
+
+    def expected(total):
+        w = p * max(total, 2.0)
+        mean = np.dot(w, x) / w.sum()
+        ss = np.dot(w, (x - mean) ** 2)
+        return 1.06 * np.sqrt(ss / (w.sum() - 1)) * w.sum() ** -0.2
+
+    for total in (1e-6, 0.5, 1.0, 1.999, 2.0, 2.5, 17.3, 1e6):
+        got = bandwidth_rule(x, p * total, "silverman")
+        assert got == pytest.approx(expected(total), rel=1e-12)
+    # integer weights: numpy's frequency-weighted covariance (ddof=1)
+    f = np.random.default_rng(7).integers(1, 5, x.size)
+    sigma = np.sqrt(np.cov(x, fweights=f))
+    assert bandwidth_rule(x, f.astype(float), "scott") == pytest.approx(
+        sigma * f.sum() ** -0.2, rel=1e-12
+    )
+
+
+def test_unit_weights_match_scipy_gaussian_kde_bandwidth():
+    from scipy.stats import gaussian_kde
+
+    x = np.sort(np.random.default_rng(8).normal(3.0, 2.0, 300))
+    kde = gaussian_kde(x, bw_method="scott")  # factor n^(-1/5) times the ddof=1 deviation
+    assert bandwidth_rule(x, np.ones_like(x), "scott") == pytest.approx(
+        float(np.sqrt(kde.covariance[0, 0])), rel=1e-12
+    )
+
+
+@pytest.mark.parametrize(("kernel", "sk_kernel"), [("gaussian", "gaussian"), ("boxcar", "tophat")])
+@pytest.mark.parametrize("bandwidth", ["silverman", 0.07])
+def test_weighted_posterior_matches_sklearn_kernel_density(kernel, sk_kernel, bandwidth):
+    from sklearn.neighbors import KernelDensity
+
+    w = np.random.default_rng(9).uniform(0.01, 0.03, ISSUE_S.size)  # total about 4
+    cal = KDECalibration(kernel=kernel, bandwidth=bandwidth, algorithm="exact")
+    cal.fit(ISSUE_S, ISSUE_Y, w)
+    q = np.linspace(0.05, 0.95, 37)
+    joint = []
+    for label in (0, 1):
+        mask = ISSUE_Y == label
+        kd = KernelDensity(kernel=sk_kernel, bandwidth=cal.bandwidth_[label])
+        kd.fit(ISSUE_S[mask][:, None], sample_weight=w[mask])
+        joint.append(w[mask].sum() * np.exp(kd.score_samples(q[:, None])))
+    np.testing.assert_allclose(cal.predict(q), joint[1] / (joint[0] + joint[1]), atol=1e-9)
+
+
+def test_low_weight_warning_where_documented():
+    import warnings
+
+    from calibbook import LowWeightWarning
+
+    w = np.full(ISSUE_S.size, 1.9 / ISSUE_S.size)  # 1.9 cases: fewer than two per bandwidth
+    with pytest.warns(LowWeightWarning, match="KDECalibration.*1 bandwidth\\)") as caught:
+        KDECalibration().fit(ISSUE_S, ISSUE_Y, w)
+    assert caught[0].filename == __file__  # points at the caller
+    with pytest.warns(LowWeightWarning, match="2 bandwidths"):
+        KDECalibration(shared_bandwidth=False).fit(ISSUE_S, ISSUE_Y, w * 2)  # 3.8 < 4
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        KDECalibration().fit(ISSUE_S, ISSUE_Y)  # ordinary data
+        KDECalibration().fit(ISSUE_S, ISSUE_Y, w * 1.1)  # 2.09 cases
+        KDECalibration(bandwidth=0.1).fit(ISSUE_S, ISSUE_Y, w)  # proportions only
+        KDECalibration(shared_bandwidth=False).fit(ISSUE_S[:3], [0, 1, 1])  # no weights
