@@ -120,7 +120,7 @@ class PlattScaling(BaseCalibrator):
             n_pos = float(np.dot(w, y))
             n_neg = float(np.sum(w)) - n_pos
             # the targets add one pseudo-case per class: below two cases, the prior dominates
-            warn_low_total_weight(n_pos + n_neg, 1, "sigmoid", "PlattScaling")
+            warn_low_total_weight(n_pos + n_neg, 1, "fit", "PlattScaling")
         t_pos, t_neg = (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0)  # Platt's targets
         a0, b0 = 0.0, float(np.log((n_neg + 1.0) / (n_pos + 1.0)))  # Platt's starting point
         features = self._features(scores)

@@ -268,7 +268,7 @@ def test_weights_summing_to_one_around_one_warn_and_do_not_jump():
     w /= w.sum()
     p = []
     for nudge in (1 - 2 * np.finfo(float).eps, 1.0, 1 + 2 * np.finfo(float).eps):
-        with pytest.warns(LowWeightWarning, match="PlattScaling.*per sigmoid") as caught:
+        with pytest.warns(LowWeightWarning, match="PlattScaling.*fewer than two cases") as caught:
             p.append(PlattScaling().fit(s, y, w * nudge).predict(_PROBE))
         assert caught[0].filename == __file__
     assert np.abs(p[0] - p[1]).max() <= 1e-12 and np.abs(p[2] - p[1]).max() <= 1e-12

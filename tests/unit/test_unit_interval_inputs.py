@@ -257,6 +257,6 @@ def test_low_weight_warning_names_the_groups_it_counts(make):
     message = str(caught[0].message)
     if make is ENIR:  # the blocks of the model with the largest weight
         blocks = int(cal.model_df_[np.argmax(cal.model_weights_)])
-        assert f"({blocks} block" in message
-    else:  # the bins of the largest binning
-        assert "(1 bin)" in message  # below a total of 5, one bin
+        assert (f"per block ({blocks} blocks)" if blocks > 1 else "two cases.") in message
+    else:  # the bins of the largest binning: below a total of 5, one bin (no count)
+        assert "fewer than two cases." in message
