@@ -57,10 +57,13 @@ _SAMPLE = 1 << 14  # rows of the strided sample the centre and the spread are re
 
 
 def _times_power_of_two(x, exponent, out=None):
-    """x * 2**exponent, exact while the result is a normal float (a multiply, or ldexp)."""
-    if -1074 <= exponent <= 1023:  # 2**exponent is a float: the multiply is the fast path
-        return np.multiply(x, 2.0**exponent, out=out)
+    """x * 2**exponent, exact while the result is a normal float (a multiply, or ldexp).
+
+    A result beyond the float range is +-inf without a warning: callers clip it.
+    """
     with np.errstate(over="ignore", under="ignore"):
+        if -1074 <= exponent <= 1023:  # 2**exponent is a float: the multiply is the fast path
+            return np.multiply(x, 2.0**exponent, out=out)
         return np.ldexp(x, exponent, out=out)
 
 

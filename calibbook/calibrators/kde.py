@@ -414,12 +414,13 @@ class KDECalibration(BaseCalibrator):
     Warns
     -----
     calibbook.LowWeightWarning
-        With a bandwidth rule, when ``sample_weight`` totals fewer than two cases
-        per bandwidth (one bandwidth, or two with ``shared_bandwidth=False``).
-        The rules count cases: below two cases their unbiased variance is
-        undefined, and they read the weights as two cases (see
+        When ``sample_weight`` totals fewer than two cases per bandwidth (one
+        bandwidth, or two with ``shared_bandwidth=False``). The rules count
+        cases: below two cases their unbiased variance is undefined, and they
+        read the weights as two cases (see
         :func:`calibbook.calibrators.kde.bandwidth_rule`). A fixed bandwidth
-        uses the weights' proportions only, and never warns.
+        uses the weights' proportions only, but warns alike: the fit rests on
+        that few cases.
 
     Notes
     -----
@@ -567,9 +568,7 @@ class KDECalibration(BaseCalibrator):
         return np.clip(h, *_H_RANGE)
 
     def _warn_low_weight(self, w):
-        """LowWeightWarning when the rules read fewer than two cases per bandwidth."""
-        if not isinstance(self.bandwidth, str):
-            return  # a fixed bandwidth uses the weights' proportions only
+        """LowWeightWarning when the weights total fewer than two cases per bandwidth."""
         ws, k = _scaled_weights(w)
         log_total = math.log(float(ws.sum())) + k * _LN2
         n_groups = 1 if self.shared_bandwidth else 2

@@ -755,14 +755,17 @@ def test_low_weight_warning_where_documented():
     from calibbook import LowWeightWarning
 
     w = np.full(ISSUE_S.size, 1.9 / ISSUE_S.size)  # 1.9 cases: fewer than two per bandwidth
-    with pytest.warns(LowWeightWarning, match="KDECalibration.*1 bandwidth\\)") as caught:
+    with pytest.warns(
+        LowWeightWarning, match="KDECalibration.*total 1.9, fewer than two cases\\."
+    ) as caught:
         KDECalibration().fit(ISSUE_S, ISSUE_Y, w)
     assert caught[0].filename == __file__  # points at the caller
+    with pytest.warns(LowWeightWarning, match="KDECalibration.*1.9 cases"):
+        KDECalibration(bandwidth=0.1).fit(ISSUE_S, ISSUE_Y, w)  # proportions only, but 1.9 cases
     with pytest.warns(LowWeightWarning, match="2 bandwidths"):
         KDECalibration(shared_bandwidth=False).fit(ISSUE_S, ISSUE_Y, w * 2)  # 3.8 < 4
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         KDECalibration().fit(ISSUE_S, ISSUE_Y)  # ordinary data
         KDECalibration().fit(ISSUE_S, ISSUE_Y, w * 1.1)  # 2.09 cases
-        KDECalibration(bandwidth=0.1).fit(ISSUE_S, ISSUE_Y, w)  # proportions only
         KDECalibration(shared_bandwidth=False).fit(ISSUE_S[:3], [0, 1, 1])  # no weights
