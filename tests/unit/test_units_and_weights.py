@@ -51,6 +51,18 @@ def probes(s, seed, probabilities=False):
 
 
 ALL_CASES = [pytest.param(name, params, id=i) for (name, params), i in zip(CASES, IDS, strict=True)]
+# More settings for the change of units than the contract's variants: every option of KDE's
+# and DPM's that the map's invariance could depend on.
+UNITS_VARIANTS = [
+    ("kde", {"kernel": "boxcar"}),
+    ("kde", {"kernel": "tricube", "shared_bandwidth": False}),
+    ("kde", {"kernel": "epanechnikov", "bandwidth": "silverman_robust"}),
+    ("kde", {"bandwidth": "scott", "out_of_bounds": "extrapolate"}),
+    ("kde", {"bandwidth": "silverman_robust", "shared_bandwidth": False, "algorithm": "binned"}),
+    ("dpm", {"out_of_bounds": "extrapolate"}),
+    ("dpm", {"n_components": 4, "weight_concentration_prior": 2.0, "mean_precision_prior": 0.5}),
+    ("dpm", {"degrees_of_freedom_prior": 3.0, "reg_covar": 1e-2}),
+]
 UNIT_CASES = [
     pytest.param(name, params, id=i)
     for (name, params), i in zip(CASES, IDS, strict=True)
@@ -71,7 +83,14 @@ def test_every_calibrator_declares_its_units():
             assert units is None, f"{name}: scores in [0, 1] have no units to change"
 
 
-@pytest.mark.parametrize("name,params", UNIT_CASES)
+@pytest.mark.parametrize(
+    "name,params",
+    UNIT_CASES
+    + [
+        pytest.param(n, p, id=n + "".join(f"-{k}={v}" for k, v in p.items()))
+        for n, p in UNITS_VARIANTS
+    ],
+)
 @SETTINGS
 @given(
     log_a=st.floats(-12.0, 12.0),
