@@ -203,6 +203,13 @@ def check_sample_weight(sample_weight, n_samples, *, name="sample_weight"):
     check_weight_values(w, name)
     if not (w > 0).any():
         raise ValueError(f"{name} is zero everywhere; at least one sample needs positive weight.")
+    total = float(w.sum())
+    # weights are frequencies: a total that floats cannot hold is no sample size
+    if not np.finfo(np.float64).tiny <= total < np.inf:
+        raise ValueError(
+            f"{name} sums to {total:g}, outside the range of normal floats "
+            f"[{np.finfo(np.float64).tiny:g}, {np.finfo(np.float64).max:g}]; rescale the weights."
+        )
     return w
 
 

@@ -737,7 +737,7 @@ class DPMCalibration(BaseCalibrator):
         self.score_range_ = np.array([scores.min(), scores.max()])
         x = self._features(scores)
         order = np.argsort(x, kind="stable")
-        frame = _standard_frame(x[order], w[order])
+        frame = _standard_frame(x[order], w[order], always=True)
         z = _standardise(x, frame)
         params = self._mixture_params(z, w, frame)
         mixtures = [self._fit_mixture(params, z[y == label], w[y == label]) for label in (0, 1)]

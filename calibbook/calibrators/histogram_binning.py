@@ -91,7 +91,8 @@ class HistogramBinning(BaseCalibrator):
     n_bins : int or "auto", default="auto"
         Number of bins B. ``"auto"`` uses B = round(N^(1/3)) with N the total
         sample weight (the number of rows when unweighted), which balances the
-        bias and the variance terms of the calibration error bounds.
+        bias and the variance terms of the calibration error bounds; at most the
+        number of rows of positive weight.
     strategy : {"quantile", "uniform"}, default="quantile"
         ``"quantile"``: equal-frequency bins on the sorted training scores, never
         splitting tied scores (any real scores are accepted). ``"uniform"``:
@@ -208,8 +209,13 @@ class HistogramBinning(BaseCalibrator):
         return self.strategy == "uniform"
 
     def _fit(self, scores, y, sample_weight):
-        total = scores.size if sample_weight is None else sample_weight.sum()
-        n_bins = _auto_n_bins(total) if self.n_bins == "auto" else int(self.n_bins)
+        if sample_weight is None:
+            total = rows = scores.size
+        else:
+            total, rows = sample_weight.sum(), np.count_nonzero(sample_weight)
+        # weights read as frequencies can total far more than the rows: bins past the
+        # number of rows could only be empty
+        n_bins = min(_auto_n_bins(total), rows) if self.n_bins == "auto" else int(self.n_bins)
         if sample_weight is not None:
             warn_low_total_weight(total, n_bins, "bin", "HistogramBinning")
         a = float(self.prior_strength)

@@ -135,7 +135,7 @@ class _Frame(NamedTuple):
     exponent: int  # the scale 2**exponent is a power of two near the weighted standard deviation
 
 
-def _standard_frame(xs, w):
+def _standard_frame(xs, w, always=False):
     """The frame that standardises sorted scores ``xs`` with weights ``w`` (private; see below).
 
     Centre: the lower weighted median (a training score, so integer weights and repeated rows
@@ -143,8 +143,10 @@ def _standard_frame(xs, w):
     the weighted population standard deviation. The scaled scores are then the same up to
     rounding under any change of units a * s + b, and nothing overflows or underflows for
     finite scores of any size. Scores of ordinary size (|s| <= 2**100, sigma >= 2**-100) get
-    the identity frame: the fits then run on the scores themselves, as before issue 28 (the
-    rules and priors are relative to the spread either way).
+    the identity frame unless ``always``: the fits then run on the scores themselves, as
+    before issue 28 (the rules and priors are relative to the spread either way). DPM asks
+    for ``always``: its sums of squares lose the digits a large offset takes. Constant scores
+    are centred (z = 0), so that nothing downstream squares a score of odd magnitude.
     (A robust standardisation shared with the sigmoid fits may replace this one.)
     """
     ws, _ = _scaled_weights(w)
@@ -154,13 +156,13 @@ def _standard_frame(xs, w):
     d = 0.5 * xs - 0.5 * centre if halve else xs - centre
     top = float(np.max(np.abs(d)))
     if top == 0.0:  # constant scores: any scale will do
-        return _Frame(0.0, False, 1.0, 1.0, 0) if not halve else _Frame(centre, True, 1.0, 1.0, 1)
+        return _Frame(centre, halve, 1.0, 1.0, int(halve))
     kd = math.frexp(top)[1]
     d1 = np.ldexp(d, -kd)
     p = ws / ws.sum()
     sigma1 = math.sqrt(float(np.dot(p, (d1 - np.dot(p, d1)) ** 2)))
     e = kd + (math.frexp(sigma1)[1] - 1 if sigma1 > 0 else 0)
-    if not halve and max(abs(xs[0]), abs(xs[-1])) <= _ORDINARY and e >= -100:
+    if not (always or halve) and max(abs(xs[0]), abs(xs[-1])) <= _ORDINARY and e >= -100:
         return _Frame(0.0, False, 1.0, 1.0, 0)
     half = -e // 2
     return _Frame(centre, halve, math.ldexp(1.0, half), math.ldexp(1.0, -e - half), e + halve)

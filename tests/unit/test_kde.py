@@ -633,24 +633,7 @@ def test_extreme_probabilities_binned_with_reflection():
     assert np.isfinite(p).all() and (p >= 0).all() and (p <= 1).all()
 
 
-@pytest.mark.parametrize(
-    "w",
-    [
-        np.full(60, 1e-300),
-        np.full(60, 1e300),
-        np.full(60, 5e-324),
-        np.r_[np.full(30, 1e300), np.full(30, 1e-300)],
-    ],
-)
-@pytest.mark.parametrize("params", [{}, {"kernel": "epanechnikov"}, {"algorithm": "binned"}])
-def test_extreme_weights_give_finite_probabilities(w, params):
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # LowWeightWarning for the tiny totals
-        p = KDECalibration(**params, out_of_bounds="extrapolate").fit(ISSUE_S[:60], ISSUE_Y[:60], w)
-    p = p.predict(QUERIES)
-    assert np.isfinite(p).all() and (p >= 0).all() and (p <= 1).all()
+# weights of any magnitude: tests/unit/test_units_and_weights.py, for every calibrator
 
 
 def _ulps(k):

@@ -115,10 +115,10 @@ UNIT_INTERVAL = st.one_of(
 )
 
 
-def check_any_input(cal, s, y, t):
+def check_any_input(cal, s, y, t, w=None):
     """Fit and predict, or a ValueError: never another exception, never a non-finite p."""
     try:
-        p = quiet_fit(cal, s, y).predict(t)
+        p = quiet_fit(cal, s, y, w).predict(t)
     except ValueError:
         return
     assert np.isfinite(p).all() and p.min() >= 0.0 and p.max() <= 1.0, p
@@ -152,6 +152,23 @@ def test_tiny_probabilities_fit(name, params, factor):
     s, y = scores_for(cal, 150, 0)
     p = quiet_fit(cal, s * factor, y).predict(s * factor)
     assert np.isfinite(p).all() and p.min() >= 0.0 and p.max() <= 1.0
+
+
+EXTREME_WEIGHTS = {
+    "1e-300": np.full(60, 1e-300),
+    "1e300": np.full(60, 1e300),
+    "5e-324": np.full(60, 5e-324),
+    "1e300-and-1e-300": np.r_[np.full(30, 1e300), np.full(30, 1e-300)],
+}
+
+
+@pytest.mark.parametrize("name,params", ALL_CASES)
+@pytest.mark.parametrize("weights", EXTREME_WEIGHTS.values(), ids=EXTREME_WEIGHTS.keys())
+def test_weights_of_any_magnitude(name, params, weights):
+    """Finite weights of any size fit (or raise a ValueError) and predict finite probabilities."""
+    cal = make(name, params)
+    s, y = scores_for(cal, 60, 4)
+    check_any_input(cal, s, y, probes(s, 5, cal._requires_probabilities), weights)
 
 
 @pytest.mark.parametrize("name,params", ALL_CASES)
