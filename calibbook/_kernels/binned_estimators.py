@@ -132,6 +132,20 @@ def _rate(cum_pos, cum_neg, start, stop):
 
 
 @njit(cache=True)
+def _drops(cum_pos, cum_neg, s0, e0, s1, e1, slack):
+    """Whether bin [s0, e0) has a higher observed frequency than bin [s1, e1), beyond rounding.
+
+    ``slack`` bounds the rounding error of a bin's positive plus negative weight (both are
+    differences of prefix sums); each rate may then be off by ``slack`` over its bin's weight.
+    With ``slack`` 0 (exact sums: integer weights) this is the plain comparison.
+    """
+    w0 = (cum_pos[e0] - cum_pos[s0]) + (cum_neg[e0] - cum_neg[s0])
+    w1 = (cum_pos[e1] - cum_pos[s1]) + (cum_neg[e1] - cum_neg[s1])
+    gap = _rate(cum_pos, cum_neg, s0, e0) - _rate(cum_pos, cum_neg, s1, e1)
+    return gap > slack / w0 + slack / w1
+
+
+@njit(cache=True)
 def _bin_starts(keys, n_bins, total, equal_mass, n_terms):
     """First run of each of the b bins, plus the number of runs: (b + 1,) int64."""
     n_runs = keys.shape[0]
@@ -146,28 +160,28 @@ def _bin_starts(keys, n_bins, total, equal_mass, n_terms):
 
 
 @njit(cache=True)
-def _violates_all(keys, cum_pos, cum_neg, descents, n_bins, total, equal_mass, n_terms):
+def _violates_all(keys, cum_pos, cum_neg, descents, n_bins, total, equal_mass, n_terms, slack):
     """Whether b bins break monotonicity, checking every pair of adjacent non-empty bins."""
     starts = _bin_starts(keys, n_bins, total, equal_mass, n_terms)
-    prev_start = -1
-    prev_rate = 0.0
+    prev_start = prev_end = -1
     for k in range(n_bins):
         s, e = starts[k], starts[k + 1]
         if e == s:
             continue  # empty bins have no height and are skipped
-        rate = _rate(cum_pos, cum_neg, s, e)
         # a drop counts only if the two bins hold a descent of the runs' own rates
         # (always true in exact arithmetic), so that both checks decide alike
-        if prev_start >= 0 and rate < prev_rate:
+        if prev_start >= 0 and _drops(cum_pos, cum_neg, prev_start, prev_end, s, e, slack):
             i = np.searchsorted(descents, prev_start)  # first descent j >= prev_start
             if i < descents.shape[0] and descents[i] <= e - 2:  # runs j, j + 1 both inside
                 return True
-        prev_start, prev_rate = s, rate
+        prev_start, prev_end = s, e
     return False
 
 
 @njit(cache=True)
-def _violates_near_descents(keys, cum_pos, cum_neg, descents, n_bins, total, equal_mass, n_terms):
+def _violates_near_descents(
+    keys, cum_pos, cum_neg, descents, n_bins, total, equal_mass, n_terms, slack
+):
     """Whether b bins break monotonicity, checking only the pairs that hold a descent.
 
     Two adjacent blocks of runs whose rates never decrease have non-decreasing means,
@@ -182,26 +196,25 @@ def _violates_near_descents(keys, cum_pos, cum_neg, descents, n_bins, total, equ
         s1, e1 = _bin_range(keys, j, n_bins, total, equal_mass, n_terms)
         if s1 == last_start:
             continue  # this bin's pairs were checked for an earlier descent
-        r1 = _rate(cum_pos, cum_neg, s1, e1)
         if j + 1 < e1:
             last_start = s1
             if s1 > 0:
                 s0, _ = _bin_range(keys, s1 - 1, n_bins, total, equal_mass, n_terms)
-                if _rate(cum_pos, cum_neg, s0, s1) > r1:
+                if _drops(cum_pos, cum_neg, s0, s1, s1, e1, slack):
                     return True
             if e1 < n_runs:
                 _, e2 = _bin_range(keys, e1, n_bins, total, equal_mass, n_terms)
-                if r1 > _rate(cum_pos, cum_neg, e1, e2):
+                if _drops(cum_pos, cum_neg, s1, e1, e1, e2, slack):
                     return True
         else:
             _, e2 = _bin_range(keys, j + 1, n_bins, total, equal_mass, n_terms)
-            if r1 > _rate(cum_pos, cum_neg, e1, e2):
+            if _drops(cum_pos, cum_neg, s1, e1, e1, e2, slack):
                 return True
     return False
 
 
 @njit(cache=True)
-def monotone_sweep(values, weights, positives, equal_mass, n_terms):
+def monotone_sweep(values, weights, positives, equal_mass, n_terms, exact=True):
     """Largest b of the sweep b = 2, 3, ... before the first non-monotone binning.
 
     Runs: strictly increasing ``values`` with positive total ``weights`` and positive
@@ -211,6 +224,11 @@ def monotone_sweep(values, weights, positives, equal_mass, n_terms):
     frequency and returns the b before it (1 if already b = 2 breaks); it tries at most
     as many bins as there are runs. Returns ``(b, starts)``: the bins' first runs at
     that b, ``starts[b]`` being the number of runs.
+
+    ``exact``: the weights are integers whose sums are exact, so frequencies compare as
+    they are. Otherwise a drop must exceed the rounding of the prefix sums (each off by at
+    most ``n_terms`` eps of the total), and a descent of the runs' rates counts when it
+    might be one; so that weights scaled by any constant give the bins of the unscaled ones.
     """
     n_runs = values.shape[0]
     cum_pos = np.empty(n_runs + 1, np.float64)
@@ -227,13 +245,16 @@ def monotone_sweep(values, weights, positives, equal_mass, n_terms):
         acc_neg += weights[r] - positives[r]
         cum_pos[r + 1] = acc_pos
         cum_neg[r + 1] = acc_neg
+    eps = np.finfo(np.float64).eps
+    slack = 0.0 if exact else 2.0 * max(n_terms, 1) * eps * total
+    loose = 1.0 if exact else 1.0 - 8.0 * max(n_terms, 1) * eps  # a possible descent counts
     descents = np.empty(max(n_runs - 1, 0), np.int64)
     n_desc = 0
     for j in range(n_runs - 1):
         # rate_j > rate_{j+1}, cross-multiplied (weights > 0); branch-free, as the
         # outcome is a coin flip on noisy labels
         descents[n_desc] = j
-        n_desc += positives[j] * weights[j + 1] > positives[j + 1] * weights[j]
+        n_desc += positives[j] * weights[j + 1] > loose * positives[j + 1] * weights[j]
     descents = descents[:n_desc]
     best = 1
     if n_desc == 0:
@@ -242,10 +263,12 @@ def monotone_sweep(values, weights, positives, equal_mass, n_terms):
         for b in range(2, n_runs + 1):
             # all pairs cost about b searches, the pairs near descents about 5 per descent
             if b <= 5 * n_desc:
-                bad = _violates_all(keys, cum_pos, cum_neg, descents, b, total, equal_mass, n_terms)
+                bad = _violates_all(
+                    keys, cum_pos, cum_neg, descents, b, total, equal_mass, n_terms, slack
+                )
             else:
                 bad = _violates_near_descents(
-                    keys, cum_pos, cum_neg, descents, b, total, equal_mass, n_terms
+                    keys, cum_pos, cum_neg, descents, b, total, equal_mass, n_terms, slack
                 )
             if bad:
                 break

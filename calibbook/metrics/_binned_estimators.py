@@ -243,7 +243,11 @@ def ece_sweep(
     y, p, w = check_probability_input(y_true, y_prob, sample_weight)
     values, weights, positives = sorted_runs(p, y, unit_weights_or_none(w))
     n_rows = np.count_nonzero(w)  # rows of zero weight are absent
-    n_bins, starts = monotone_sweep(values, weights, positives, strategy == "quantile", n_rows)
+    # integer weights sum exactly (below 2**53); others compare beyond their rounding
+    exact = bool(np.all(w == np.round(w)) and w.sum() < 2.0**53)
+    n_bins, starts = monotone_sweep(
+        values, weights, positives, strategy == "quantile", n_rows, exact
+    )
     weight, sum_p, sum_y = bin_totals(values, weights, positives, starts)
     full = weight > 0
     gap = np.abs(sum_y[full] - sum_p[full]) / weight[full]

@@ -200,8 +200,30 @@ def test_sweep_checks_agree_on_every_number_of_bins(equal_mass):
         cum_pos = np.concatenate(([0.0], np.cumsum(positives)))
         cum_neg = np.concatenate(([0.0], np.cumsum(weights - positives)))
         for b in range(1, values.size + 3):
-            args = (keys, cum_pos, cum_neg, descents, b, total, equal_mass, values.size)
-            assert _violates_all(*args) == _violates_near_descents(*args), (trial, b)
+            for slack in (0.0, 1e-12 * total):  # exact sums, and a rounding allowance
+                args = (keys, cum_pos, cum_neg, descents, b, total, equal_mass, values.size, slack)
+                assert _violates_all(*args) == _violates_near_descents(*args), (trial, b)
+
+
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+@pytest.mark.parametrize("scale", [0.1, 1 / 3, 0.7, 1e-6, 1e6])
+def test_sweep_does_not_depend_on_the_weights_scale(strategy, scale):
+    """Frequency weights c * 1 give the unweighted sweep: the same bins and the same ECE.
+
+    Forecasts on a grid of 0.05 with few rows tie often, so bins of equal observed
+    frequency (a tie the sweep must not read as a drop) are common; the sums of c * 1
+    round where the counts do not (issue 28).
+    """
+    rng = np.random.default_rng(11)
+    for _ in range(40):
+        n = int(rng.integers(8, 60))
+        p = np.round(rng.uniform(size=n) * 20) / 20
+        y = (rng.uniform(size=n) < p).astype(float)
+        want, b = ece_sweep(y, p, strategy=strategy, return_n_bins=True)
+        w = np.full(n, scale)
+        got, b_scaled = ece_sweep(y, p, strategy=strategy, sample_weight=w, return_n_bins=True)
+        assert b_scaled == b
+        assert got == pytest.approx(want, rel=1e-9, abs=1e-12)
 
 
 def reference_sweep_numpy(y, p, strategy):
