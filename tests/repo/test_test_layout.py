@@ -66,3 +66,10 @@ def test_the_checker_sees_relative_and_absolute_imports():
         "tests.book.test_glue",
         "benchmarks.run_all",
     } <= names
+
+
+def test_the_design_document_names_test_files_that_exist():
+    """DESIGN.md points maintainers at test files: each path it names is there."""
+    named = set(re.findall(r"`(tests/[\w/]+\.py)`", (ROOT / "DESIGN.md").read_text()))
+    assert named, "DESIGN.md names no test file"
+    assert sorted(p for p in named if not (ROOT / p).is_file()) == []
