@@ -64,6 +64,10 @@ def _bin_range(n):
     return b_min, b_max
 
 
+#: The most bins a binning may have: B_max = 10 N^(1/3) reaches it at a total weight of 1e18.
+_MAX_BINS = 10**7
+
+
 def _model_range(total):
     """B_min, B_max and the log prior weight of each binning, continuous in the total weight.
 
@@ -79,6 +83,11 @@ def _model_range(total):
     rounding, where a linear fade would let it take over within an ulp of t.
     """
     b_min, b_max = _bin_range(total)
+    if b_max > _MAX_BINS:  # frequency weights of an astronomical total
+        raise ValueError(
+            f"sample_weight totals {total:.3g}, for which BBQ's binnings would need up to "
+            f"{b_max:.3g} bins; rescale the weights (they are frequencies)."
+        )
     log_prior = np.zeros(b_max - b_min + 1)
     if b_max > 1:
         t = max(5.0 * (b_max - 1), ((b_max - 1) / 10.0) ** 3)
