@@ -65,6 +65,7 @@ ALLOWED = {
     "datasets:load_benchmark": "benchmark names match case-insensitively, with suggestions",
     "registry:calibrator_entry": "registered names match case-insensitively, with aliases",
     "calibrators.isotonic:_predict": "scores outside the training range: a check of the data",
+    "calibrators.bbq:_model_range": "the weights' total sets the bin count: a check of the data",
     "experiments.estimator_study:run_study": "each size in a sequence: its content, not its type",
     "experiments.statistics:friedman_test": "n_datasets is required when the data are ranks",
     "experiments.statistics:holm_test": "control must be among the methods of the data",
