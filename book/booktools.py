@@ -1,4 +1,4 @@
-"""Small helpers the chapters share: where the data files are, tables, glue and timings.
+"""Small helpers the chapters share: where the data files are, tables, glue, claims and timings.
 
 The chapters import this module (``import booktools``) from ``book/``, where Jupyter and nbval
 run them. Everything here is presentation or bookkeeping; the methods live in ``calibbook``.
@@ -11,6 +11,7 @@ import os
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from IPython.display import display
 
@@ -34,6 +35,40 @@ def glue_values(**values):
 
     for key, value in values.items():
         glue(key, float(value), display=False)
+
+
+class ClaimError(AssertionError):
+    """A sentence of the prose no longer holds for the results beside it."""
+
+
+def claim(key, holds, statement):
+    """Check a qualitative claim of the prose ("X ranks best", "all six are narrower").
+
+    The sentence carries the marker ``{claim}`key``` and a code cell beside the evidence calls
+    this function, so that a run whose results no longer support the words fails here instead
+    of leaving the sentence wrong. tests/book/test_claims.py finds the comparative sentences
+    that carry no marker.
+
+    Parameters
+    ----------
+    key : str
+        The marker's key, unique within the chapter.
+    holds : bool
+        The condition that makes the sentence true, computed from the results.
+    statement : str
+        The claim in precise words: what a failing run reports.
+
+    Raises
+    ------
+    ClaimError
+        If ``holds`` is false.
+    TypeError
+        If ``holds`` is not a single boolean (an array would hide which element failed).
+    """
+    if not isinstance(holds, (bool, np.bool_)):
+        raise TypeError(f"claim {key!r}: holds must be one boolean, got {type(holds).__name__}")
+    if not holds:
+        raise ClaimError(f"claim {key!r} no longer holds: {statement}")
 
 
 def show_table(table, digits=3, *, index=True, formats=None):

@@ -96,12 +96,21 @@ def _resolve_lazy_alias(app, env, node, contnode):
     )
 
 
+def _claim_role(name, rawtext, text, lineno, inliner, options=None, content=None):
+    """``{claim}`key```: marks a sentence whose words a code cell checks with booktools.claim.
+
+    The marker is for the tests (tests/book/test_claims.py); the reader sees nothing.
+    """
+    return [], []
+
+
 def _nitpick_pairs_as_tuples(app, config):
     # _config.yml can only give lists; Sphinx looks the (type, target) pairs up as tuples.
     config.nitpick_ignore = [tuple(pair) for pair in config.nitpick_ignore]
 
 
 def setup(app):
+    app.add_role("claim", _claim_role)
     app.add_transform(DropAutosummaryToctrees)
     app.add_transform(NumberOutputTables)
     app.add_enumerable_node(

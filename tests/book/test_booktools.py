@@ -76,3 +76,11 @@ def test_best_time_returns_the_shortest_run_and_the_result():
     calls = []
     seconds, result = booktools.best_time(lambda: calls.append(1) or len(calls), repeats=3)
     assert result == 3 and len(calls) == 3 and seconds >= 0
+
+
+def test_claim_passes_a_true_condition_and_names_a_false_one():
+    booktools.claim("k", np.float64(1.0) < 2.0, "one is below two")
+    with pytest.raises(booktools.ClaimError, match=r"claim 'ranks' no longer holds: A ranks best"):
+        booktools.claim("ranks", 2 < 1, "A ranks best")
+    with pytest.raises(TypeError, match="one boolean"):
+        booktools.claim("k", np.array([True, False]), "all hold")
