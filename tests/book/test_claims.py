@@ -31,6 +31,8 @@ REASONS = {
     "navigation": "says what the page, a section or a setting contains",
     "advice": "a recommendation resting on claims checked elsewhere on the page",
     "hypothetical": "a question, a null hypothesis or a conditional, not an outcome",
+    "glued": "its comparison is wholly in glued numbers; no word in it can turn false",
+    "elsewhere": "restates a result of another chapter, checked there",
 }
 
 
