@@ -26,9 +26,11 @@ def methods():
     """name -> factory of an unfitted calibrator with fit(s, y) and a predict function."""
     from sklearn.isotonic import IsotonicRegression
 
-    from calibbook.experiments import all_calibrators
+    from calibbook.experiments import all_calibrators, recommended_calibrators
 
     out = {name: (lambda c=cal: _ours(c)) for name, cal in all_calibrators().items()}
+    # the guide's time-budget box needs the logit form's own time, not Platt's
+    out["Platt-logit"] = lambda c=recommended_calibrators()["Platt-logit"]: _ours(c)
     out["sklearn isotonic"] = lambda: _Wrap(
         IsotonicRegression(out_of_bounds="clip", y_min=0, y_max=1), "predict"
     )
