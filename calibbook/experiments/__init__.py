@@ -16,8 +16,10 @@ Three layers, each a submodule usable on its own; every public name is importabl
   :func:`repeated_cv_protocol`'s ``cache_dir``), never inside the package.
 * **Statistics** (:mod:`calibbook.experiments.statistics`; Demšar, JMLR 2006) --
   :func:`average_ranks`, :func:`friedman_test` (Friedman chi-square and Iman--Davenport F),
-  :func:`holm_test` (step-down comparisons with a control) and
-  :func:`nemenyi_critical_difference`.
+  :func:`holm_test` (step-down comparisons with a control fixed in advance),
+  :func:`nemenyi_critical_difference` with :func:`rank_difference_se` (its tie-corrected
+  standard error), :func:`best_group` (the methods no test separates from the best) and
+  :func:`group_exclusion_rate` (a simulation of how often that group drops a tied method).
 * **Tables** (:mod:`calibbook.experiments.tables`) -- :func:`rank_table` (Tables IV--VI of
   Naeini & Cooper, ICDM 2016, with significance marks), :func:`improvement_ci` (their
   Table II) and :func:`fit_time_table` (measured counterpart of their Table VII).

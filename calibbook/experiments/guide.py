@@ -6,9 +6,12 @@ so the guide cannot drift from the data. The same functions apply to a compariso
 other data sets with :func:`calibbook.experiments.repeated_cv_protocol`.
 
 Every recommendation rests on average ranks over data sets (rank 1 is best), the
-tie-corrected Friedman test and Holm's procedure against the best-ranked method
-(Demšar 2006): the *leading group* is the best-ranked method and every method that Holm's
-procedure cannot separate from it at level ``alpha``.
+tie-corrected Friedman test and the all-pairs Nemenyi test (Demšar 2006): the *leading
+group* is the best-ranked method and every method whose average rank is less than one
+tie-corrected critical difference above the best's (:func:`calibbook.experiments.best_group`).
+The chance that a method tied with the best is left out of the group is at most ``alpha``;
+Holm's procedure against the observed best, used before, does not hold that level
+(:func:`calibbook.experiments.group_exclusion_rate`).
 """
 
 from __future__ import annotations
@@ -16,7 +19,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from calibbook._utils.optional import require
-from calibbook.experiments import average_ranks, dataset_means, friedman_test, holm_test
+from calibbook.experiments import (
+    average_ranks,
+    best_group,
+    dataset_means,
+    friedman_test,
+    nemenyi_critical_difference,
+    rank_difference_se,
+)
 
 __all__ = [
     "LeadingGroup",
@@ -40,14 +50,18 @@ class LeadingGroup:
     best : str
         The best-ranked method.
     group : tuple of str
-        ``best`` and the methods that Holm's procedure does not separate from it,
-        in rank order (all methods when the Friedman test does not reject).
+        ``best`` and the methods whose average rank is less than ``critical_difference``
+        above the best's, in rank order (all methods when the Friedman test does not
+        reject).
     friedman_p : float
         p-value of the Iman--Davenport form of the tie-corrected Friedman test.
     n_datasets : int
         Number of data sets ranked.
     alpha : float
         The level of the tests.
+    critical_difference : float
+        The all-pairs Nemenyi critical difference at ``alpha``, with the tie-corrected
+        standard error (:func:`calibbook.experiments.rank_difference_se`).
 
     References
     ----------
@@ -69,6 +83,7 @@ class LeadingGroup:
     friedman_p: float
     n_datasets: int
     alpha: float = 0.05
+    critical_difference: float = float("nan")
 
     def describe(self):
         """One line of evidence: the best method's rank, the group, the test."""
@@ -83,7 +98,10 @@ class LeadingGroup:
             )
         others = [m for m in self.group if m != self.best]
         tied = f"not separable from {', '.join(others)}" if others else "ahead of all others"
-        return f"{rank}; {tied} (Friedman p = {self.friedman_p:.2g}, then Holm at {self.alpha:g})"
+        return (
+            f"{rank}; {tied} (Friedman p = {self.friedman_p:.2g}, then Nemenyi's critical "
+            f"difference {self.critical_difference:.2f} at {self.alpha:g})"
+        )
 
 
 def leading_group(summary, classifier, measure, methods, *, datasets=None, alpha=0.05):
@@ -101,7 +119,7 @@ def leading_group(summary, classifier, measure, methods, *, datasets=None, alpha
     datasets : collection of str, optional
         Restrict the ranking to these data sets.
     alpha : float, default=0.05
-        Level of the Friedman test and of Holm's procedure.
+        Level of the Friedman test and of the critical difference.
 
     Returns
     -------
@@ -112,9 +130,22 @@ def leading_group(summary, classifier, measure, methods, *, datasets=None, alpha
     ValueError
         If fewer than two data sets remain.
 
+    Notes
+    -----
+    The group is :func:`calibbook.experiments.best_group`: after the Friedman gate, the
+    methods less than one all-pairs Nemenyi critical difference behind the best. Nemenyi's
+    test bounds the chance that any pair of average ranks strays from its expectation by
+    a critical difference, so a method tied with the best leaves the group with
+    probability at most ``alpha`` (in the normal approximation), whichever method the data
+    rank first. Holm's procedure with the observed best as control, the former rule, does
+    not: its control is picked by the data (a tied method dropped in 8.8% of 20,000 runs
+    instead of 5%, :func:`calibbook.experiments.group_exclusion_rate` on 40 data sets
+    without ties). The
+    standard error is corrected for ties, as the Friedman statistic is.
+
     References
     ----------
-    Demšar, JMLR 7 (2006), Sections 3.2.2 (Friedman) and 3.2.3 (Holm);
+    Demšar, JMLR 7 (2006), Section 3.2.2 (Friedman, Nemenyi);
     :doc:`/book/08_comparison` derives both tests.
 
     Examples
@@ -140,13 +171,12 @@ def leading_group(summary, classifier, measure, methods, *, datasets=None, alpha
     ranks = average_ranks(table, measure=measure).sort_values(kind="stable")
     best = str(ranks.index[0])
     test = friedman_test(table, measure=measure)
-    if test.F_pvalue >= alpha:
-        group = tuple(ranks.index)
-    else:
-        holm = holm_test(ranks, len(table), best, alpha)
-        group = tuple(m for m in ranks.index if m == best or not holm.loc[m, "reject"])
+    members = best_group(table, alpha, measure=measure)
+    group = tuple(m for m in ranks.index if members[m])
+    se = rank_difference_se(table, measure=measure)
+    cd = nemenyi_critical_difference(ranks.size, len(table), alpha, se=se)
     return LeadingGroup(
-        measure, classifier, ranks, best, group, float(test.F_pvalue), len(table), alpha
+        measure, classifier, ranks, best, group, float(test.F_pvalue), len(table), alpha, cd
     )
 
 

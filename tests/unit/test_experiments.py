@@ -157,6 +157,17 @@ def test_holm_step_down_stops_at_first_acceptance():
     assert h.loc["c", "control_better"] == False  # noqa: E712
 
 
+def test_holm_takes_a_tie_corrected_standard_error():
+    # the default is the no-ties sqrt(k(k+1)/(6N)); a given se replaces it in every z
+    R = pd.Series({"ctrl": 1.0, "a": 2.5, "b": 2.0, "c": 1.2})
+    plain = ex.holm_test(R, 14, "ctrl")
+    se = np.sqrt(20 / 84) * np.sqrt(0.8)  # as with a Friedman tie factor C = 0.8
+    tied = ex.holm_test(R, 14, "ctrl", se=se)
+    np.testing.assert_allclose(tied["z"], plain["z"] / np.sqrt(0.8))
+    assert (tied["p_value"] < plain["p_value"]).all()
+    assert ex.holm_test(R, 14, "ctrl", se=np.sqrt(20 / 84)).equals(plain)
+
+
 def test_holm_unknown_control():
     # a control absent from the ranks is a mismatch with the data, checked in the body
     with pytest.raises(ValueError, match="control 'zzz' is not among the methods"):
@@ -179,6 +190,13 @@ RANKS = pd.Series({"a": 1.0, "b": 2.0})
         (lambda: ex.nemenyi_critical_difference(4, 0), "n_datasets must be an integer >= 1"),
         (lambda: ex.nemenyi_critical_difference(4, 14, 1.5), "alpha must be a finite number"),
         (lambda: ex.nemenyi_critical_difference(4, 14, np.nan), "alpha must be a finite number"),
+        (lambda: ex.nemenyi_critical_difference(4, 14, se=-0.1), "se must be None or a finite"),
+        (lambda: ex.holm_test(RANKS, 5, "a", se=0.0), "se must be None or a finite number > 0"),
+        (lambda: ex.best_group([[1, 2], [2, 1]], alpha=0.0), "alpha must be a finite number in"),
+        (lambda: ex.best_group([[1, 2], [2, 1]], rule="hsu"), "rule must be one of"),
+        (lambda: ex.group_exclusion_rate(n_datasets=1), "n_datasets must be an integer >= 2"),
+        (lambda: ex.group_exclusion_rate(ties=1), "ties must be a boolean"),
+        (lambda: ex.group_exclusion_rate(shift=-1.0), "shift must be a finite number >= 0"),
     ],
 )
 def test_statistics_reject_bad_parameters(call, message):

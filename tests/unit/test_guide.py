@@ -20,7 +20,7 @@ def summary_from(table, measure="RMSE", classifier="LR"):
     return long[COLUMNS]
 
 
-def test_leading_group_is_holm_against_the_best_by_hand():
+def test_leading_group_is_nemenyi_against_the_best_by_hand():
     # A best everywhere, B second on 20 of 24 data sets, C third: k = 3, N = 24
     rng = np.random.default_rng(0)
     n = 24
@@ -31,18 +31,35 @@ def test_leading_group_is_holm_against_the_best_by_hand():
     g = leading_group(summary_from(table), "LR", "RMSE", ["A", "B", "C"])
     ranks = stats.rankdata(table.to_numpy(), axis=1).mean(axis=0)
     assert g.best == "A" and g.ranks["A"] == pytest.approx(ranks[0])
-    se = np.sqrt(3 * 4 / (6 * n))
-    p_b = 2 * stats.norm.sf((ranks[1] - ranks[0]) / se)
-    p_c = 2 * stats.norm.sf((ranks[2] - ranks[0]) / se)
-    # Holm's step-down: the smaller p against alpha / 2, then, only if it was rejected,
-    # the larger against alpha; the group is A and whatever was not rejected
-    (m1, p1), (m2, p2) = sorted([("B", p_b), ("C", p_c)], key=lambda t: t[1])
-    rejected = {m1} if p1 < 0.025 else set()
-    if rejected and p2 < 0.05:
-        rejected.add(m2)
-    expected = {"A", "B", "C"} - rejected
-    assert set(g.group) == expected
+    # no ties: the critical difference is q * sqrt(k(k+1) / (6N)), q = 2.343 for k = 3
+    cd = 2.343 * np.sqrt(3 * 4 / (6 * n))
+    assert g.critical_difference == pytest.approx(cd, abs=1e-3)
+    # B ranks 2 on 20 data sets and 1 on 4, A the reverse: B is (44 - 28) / 24 = 0.67 behind,
+    # within 0.68; C is 2 behind. The group is A and B (Holm against the observed best, the
+    # former rule, separated B: z = 0.67 / sqrt(12 / 144) = 2.31, p = 0.021 < 0.05 / 2)
+    assert ranks[1] - ranks[0] == pytest.approx(16 / 24) and ranks[1] - ranks[0] < cd
+    assert g.group == ("A", "B")
+    assert ex.best_group(table, rule="holm").tolist() == [True, False, False]
     assert g.friedman_p == pytest.approx(ex.friedman_test(table).F_pvalue)
+    assert "then Nemenyi's critical difference 0.68 at 0.05" in g.describe()
+    assert "not separable from B" in g.describe()
+
+
+def test_leading_group_corrects_the_critical_difference_for_ties():
+    # C ties A on half the data sets: the tie-corrected critical difference is smaller than
+    # Demšar's, by the square root of the Friedman tie factor
+    n = 30
+    a = np.linspace(0.1, 0.2, n)
+    table = pd.DataFrame(
+        {"A": a, "B": a + 0.1, "C": a + np.where(np.arange(n) % 2 == 0, 0.0, 0.05)},
+        index=[f"d{i}" for i in range(n)],
+    )
+    g = leading_group(summary_from(table), "LR", "RMSE", ["A", "B", "C"])
+    C = 1 - (n // 2) * (2**3 - 2) / (n * 3 * 8)
+    plain = ex.nemenyi_critical_difference(3, n)
+    assert g.critical_difference == pytest.approx(plain * np.sqrt(C), rel=1e-12)
+    assert g.critical_difference < plain
+    assert g.group == tuple(m for m, v in ex.best_group(table).items() if v)
 
 
 def test_leading_group_keeps_everyone_when_friedman_does_not_reject():
