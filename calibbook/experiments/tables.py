@@ -15,7 +15,13 @@ from calibbook._utils.deprecation import renamed_parameter
 from calibbook._utils.optional import require
 from calibbook._utils.params import Integral, Interval, Real, validate_params
 from calibbook.experiments import FIT_TIME
-from calibbook.experiments.statistics import average_ranks, dataset_means, friedman_test, holm_test
+from calibbook.experiments.statistics import (
+    average_ranks,
+    dataset_means,
+    friedman_test,
+    holm_test,
+    rank_difference_se,
+)
 
 __all__ = ["fit_time_table", "fold_summary", "format_rank_table", "improvement_ci", "rank_table"]
 
@@ -47,7 +53,10 @@ def rank_table(results, classifier, methods, measures=_PAPER_MEASURES, control="
     marks : pandas.DataFrame of str
         ``"*"`` where the control is significantly better than that method,
         ``"°"`` where it is significantly worse, ``""`` otherwise. Post-hoc tests
-        are only run when the Iman--Davenport test rejects at ``alpha``.
+        are only run when the Iman--Davenport test rejects at ``alpha``. Holm's ``z``
+        uses the tie-corrected standard error (:func:`rank_difference_se`), the same
+        correction as the Friedman statistic's, so that tied AUCs do not make it
+        conservative.
 
     References
     ----------
@@ -81,7 +90,8 @@ def rank_table(results, classifier, methods, measures=_PAPER_MEASURES, control="
         mk = pd.Series("", index=avg.index)
         fr = friedman_test(table, measure=meas)  # from the table, so corrected for ties
         if fr.F_pvalue < alpha and control in avg.index:
-            h = holm_test(avg, len(table), control, alpha)
+            se = rank_difference_se(table, measure=meas)
+            h = holm_test(avg, len(table), control, alpha, se=se)
             for name, row in h.iterrows():
                 if row["reject"]:
                     mk[name] = "*" if row["control_better"] else "°"
