@@ -19,8 +19,13 @@ CHECK = re.compile(r"""\bclaim\(\s*(?:f?["'])([^"']+)["']""")
 # Blocks whose prose is mathematics or a fold (proofs, checks, code), not a statement of results.
 _FOLDS = ("prf:", "dropdown", "code", "math")
 _FENCE = re.compile(r"^(?P<fence>`{3,}|:{3,})(?P<info>\S*)")
-_MATH = re.compile(r"\$\$.*?\$\$|\$[^$\n]+\$|\\begin\{(\w+\*?)\}.*?\\end\{\1\}", re.DOTALL)
-_SENTENCE_END = re.compile(r"(?<=[.!?])[)\]*_]*\s+(?=[A-Z(*_\[{])")
+# display math, inline math (which may run over a line break, not over a blank line), environments
+_MATH = re.compile(
+    r"\$\$.*?\$\$|\$(?:[^$\n]|\n(?![ \t]*\n))+?\$|\\begin\{(\w+\*?)\}.*?\\end\{\1\}", re.DOTALL
+)
+_ESCAPED_DOLLAR = "\x00"  # a literal \$ (an amount of money) is not math
+_SENTENCE_END = re.compile(r"(?<=[.!?])[)\]*_]*\s+(?=[A-Z(*_\[{`])")
+_INLINE_CODE = re.compile(r"`[^`]*`")  # code and role targets: not prose
 _ABBREVIATIONS = re.compile(r"\b(e\.g|i\.e|cf|vs|et al|Fig|Eq|Sec|Ch|resp|approx)\.$")
 
 
@@ -49,7 +54,8 @@ def _prose(source):
         if any(entry[1] for entry in stack) or re.match(r"#+ |\(.+\)=$", stripped):
             continue  # folded, or a heading or a label
         kept.append(line)
-    text = _MATH.sub(" ", "\n".join(kept))
+    text = "\n".join(kept).replace("\\$", _ESCAPED_DOLLAR)
+    text = _MATH.sub(" ", text).replace(_ESCAPED_DOLLAR, "\\$")
     return [p for p in re.split(r"\n\s*\n", text) if p.strip()]
 
 
@@ -74,7 +80,7 @@ def claim_sentences(nb):
             continue
         for paragraph in _prose("".join(cell["source"])):
             for sentence in _sentences(paragraph):
-                if CLAIM_WORDS.search(MARKER.sub("", sentence)):
+                if CLAIM_WORDS.search(_INLINE_CODE.sub("", MARKER.sub("", sentence))):
                     found.append((index, sentence))
     return found
 

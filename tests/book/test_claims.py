@@ -89,3 +89,32 @@ def test_every_chapter_checks_its_claims():
     counts = {p.stem: len(claim_checks(json.loads(p.read_text()))) for p in NOTEBOOKS}
     print("claim checks per chapter:", counts)
     assert all(counts.values()), f"chapters without a claim check: {counts}"
+
+
+def test_the_extractor_on_a_hand_made_cell():
+    # prose outside math, code, headings and folds is split into sentences; words inside
+    # inline code, role targets and math do not count; escaped dollars are money, not math
+    source = "\n".join(
+        [
+            "## The best heading",
+            "Platt ranks best{claim}`k`. `calibbook` never splits ties.",
+            "A {ref}`sec-best-part` link only. Costs \\$5 against \\$7, the most.",
+            "Inline $\\max_{all}",
+            "x$ math only. Also `best=None` code only.",
+            "",
+            ":::{dropdown} Proof",
+            "Every step holds.",
+            ":::",
+            "```python",
+            "best = 1",
+            "```",
+        ]
+    )
+    nb = {"cells": [{"cell_type": "markdown", "source": source}]}
+    assert [s for _, s in claim_sentences(nb)] == [
+        "Platt ranks best{claim}`k`.",
+        "`calibbook` never splits ties.",
+        "Costs \\$5 against \\$7, the most.",
+    ]
+    code = {"cell_type": "code", "source": 'booktools.claim(\n    "k", True, "x")'}
+    assert claim_checks({"cells": [code]}) == ["k"]
