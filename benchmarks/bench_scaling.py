@@ -30,7 +30,8 @@ def methods():
 
     out = {name: (lambda c=cal: _ours(c)) for name, cal in all_calibrators().items()}
     # the guide's time-budget box needs the logit form's own time, not Platt's
-    out["Platt-logit"] = lambda c=recommended_calibrators()["Platt-logit"]: _ours(c)
+    platt_logit = recommended_calibrators()["Platt-logit"]
+    out["Platt-logit"] = lambda: _ours(platt_logit)
     out["sklearn isotonic"] = lambda: _Wrap(
         IsotonicRegression(out_of_bounds="clip", y_min=0, y_max=1), "predict"
     )
