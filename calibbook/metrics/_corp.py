@@ -328,7 +328,8 @@ def corp_consistency_bands(
     :math:`(1 \mp \text{confidence})/2` quantiles of the refitted curves. Where the
     observed curve (:func:`corp_reliability`) leaves the band, the predictions depart
     from calibration more than chance explains at that level. The band surrounds the
-    diagonal and depends on the predictions only.
+    diagonal and depends on the predictions only. :doc:`/book/01_measuring_calibration`
+    reads reliability diagrams and their bands.
 
     Parameters
     ----------
@@ -429,6 +430,7 @@ def corp_confidence_bands(
     and read at the distinct predictions, and the band runs between the pointwise
     :math:`(1 \mp \text{confidence})/2` quantiles: a pointwise interval for the
     conditional event probability :math:`P(y = 1 \mid p)`.
+    :doc:`/book/01_measuring_calibration` reads reliability diagrams and their bands.
 
     Parameters
     ----------
