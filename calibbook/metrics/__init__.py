@@ -11,7 +11,9 @@ module; this facade is the public path to all of them:
 - tests and bands (``_calibration_tests``, ``_consistency_bands``): calibration
   intercept and slope, Spiegelhalter's and Hosmer-Lemeshow's tests, consistency
   bands;
-- the one-call report of the papers' measures (``_report``).
+- the one-call report of the papers' measures (``_report``);
+- CORP reliability curves, their bands and score decompositions (``_corp``), and
+  bootstrap confidence intervals of any scalar measure (``_bootstrap``).
 """
 
 from calibbook.metrics._binned import (
@@ -22,12 +24,19 @@ from calibbook.metrics._binned import (
     reliability_curve,
 )
 from calibbook.metrics._binned_estimators import debiased_calibration_error, ece_sweep
+from calibbook.metrics._bootstrap import bootstrap_ci
 from calibbook.metrics._calibration_tests import (
     calibration_intercept_slope,
     hosmer_lemeshow_test,
     spiegelhalter_test,
 )
 from calibbook.metrics._consistency_bands import consistency_bands
+from calibbook.metrics._corp import (
+    corp_confidence_bands,
+    corp_consistency_bands,
+    corp_decomposition,
+    corp_reliability,
+)
 from calibbook.metrics._report import (  # noqa: F401 (the report's columns)
     EXTRA_COLUMNS,
     REPORT_COLUMNS,
@@ -36,10 +45,15 @@ from calibbook.metrics._report import (  # noqa: F401 (the report's columns)
 from calibbook.metrics._smooth_ece import smooth_ece, smooth_reliability_curve
 
 __all__ = [
+    "bootstrap_ci",
     "brier_decomposition",
     "calibration_intercept_slope",
     "calibration_report",
     "consistency_bands",
+    "corp_confidence_bands",
+    "corp_consistency_bands",
+    "corp_decomposition",
+    "corp_reliability",
     "debiased_calibration_error",
     "ece_sweep",
     "expected_calibration_error",
