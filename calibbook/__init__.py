@@ -22,6 +22,7 @@ _CALIBRATOR_MODULES = (
     "bbq",
     "kde",
     "dpm",
+    "scaling_binning",
 )
 # 0.1 module paths -> 0.2 ones (see CHANGELOG.md)
 _MOVED = {m: f"calibbook.calibrators.{m}" for m in _CALIBRATOR_MODULES} | {
@@ -46,6 +47,7 @@ _LAZY = {
     "BBQ": "calibbook.calibrators.bbq",
     "KDECalibration": "calibbook.calibrators.kde",
     "DPMCalibration": "calibbook.calibrators.dpm",
+    "ScalingBinning": "calibbook.calibrators.scaling_binning",
     "ProbingClassifier": "calibbook.meta.probing",
     "calibration_report": "calibbook.metrics",
     "expected_calibration_error": "calibbook.metrics",

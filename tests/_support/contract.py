@@ -22,6 +22,10 @@ VARIANTS = {
         {"logit_input": True},
     ],
     "dpm": [{"logit_input": True}],
+    "scaling_binning": [
+        {"logit_input": True, "n_bins": 7},
+        {"split": "none", "targets": "labels"},
+    ],
 }
 CASES = [(e.name, {}) for e in registered()] + [
     (name, params) for name, variants in VARIANTS.items() for params in variants
