@@ -46,6 +46,8 @@ _LAZY = {
     "BBQ": "calibbook.calibrators.bbq",
     "KDECalibration": "calibbook.calibrators.kde",
     "DPMCalibration": "calibbook.calibrators.dpm",
+    "QuadraticScaling": "calibbook.calibrators.quadratic",
+    "CenteredIsotonicCalibration": "calibbook.calibrators.isotonic",
     "ProbingClassifier": "calibbook.meta.probing",
     "calibration_report": "calibbook.metrics",
     "expected_calibration_error": "calibbook.metrics",

@@ -10,7 +10,8 @@ Examples
 --------
 >>> from calibbook.registry import calibrator_names, make_calibrator
 >>> calibrator_names()
-['sigmoid', 'temperature', 'isotonic', 'histogram', 'enir', 'bbq', 'kde', 'dpm']
+['sigmoid', 'temperature', 'isotonic', 'histogram', 'enir', 'bbq', 'kde', 'dpm', 'quadratic',
+ 'centered_isotonic']
 >>> make_calibrator("platt")
 PlattScaling()
 """
@@ -96,6 +97,13 @@ _REGISTRY = (
     CalibratorEntry("bbq", "BBQ", "calibrators.bbq:BBQ"),
     CalibratorEntry("kde", "KDE", "calibrators.kde:KDECalibration"),
     CalibratorEntry("dpm", "DPM", "calibrators.dpm:DPMCalibration"),
+    CalibratorEntry("quadratic", "Quad", "calibrators.quadratic:QuadraticScaling", compared=False),
+    CalibratorEntry(
+        "centered_isotonic",
+        "CIR",
+        "calibrators.isotonic:CenteredIsotonicCalibration",
+        compared=False,
+    ),
 )
 
 

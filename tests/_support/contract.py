@@ -22,6 +22,8 @@ VARIANTS = {
         {"logit_input": True},
     ],
     "dpm": [{"logit_input": True}],
+    "quadratic": [{"logit_input": True}],
+    "centered_isotonic": [{"increasing": False}],
 }
 CASES = [(e.name, {}) for e in registered()] + [
     (name, params) for name, variants in VARIANTS.items() for params in variants
