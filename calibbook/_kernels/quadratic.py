@@ -15,8 +15,9 @@ def objective(f, y, w, t_pos, t_neg, c0, c1, c2, with_loss):
     ``with_loss``), the gradient in (c0, c1, c2) and the Hessian's entries
     (00, 01, 02, 11, 12, 22).
     """
-    out = np.zeros(10)
     weighted = w.shape[0] > 0
+    # sums in locals (registers), not in the output array
+    loss = g0 = g1 = g2 = h0 = h1 = h2 = h3 = h4 = 0.0
     for i in range(f.shape[0]):
         x = f[i]
         x2 = x * x
@@ -24,20 +25,24 @@ def objective(f, y, w, t_pos, t_neg, c0, c1, c2, with_loss):
         t = t_pos if y[i] == 1.0 else t_neg
         wi = w[i] if weighted else 1.0
         e = math.exp(-abs(z))  # <= 1: no overflow
-        p = 1.0 / (1.0 + e) if z >= 0.0 else e / (1.0 + e)
+        r = 1.0 / (1.0 + e)
+        p = r if z >= 0.0 else e * r
         if with_loss:  # t log(1/p) + (1 - t) log(1/(1 - p)), overflow-free
-            out[0] += wi * (math.log1p(e) + (max(z, 0.0) - t * z))
+            loss += wi * (math.log1p(e) + (max(z, 0.0) - t * z))
         d = wi * (p - t)
-        out[1] += d
-        out[2] += d * x
-        out[3] += d * x2
+        g0 += d
+        g1 += d * x
+        g2 += d * x2
         h = wi * p * (1.0 - p)
-        out[4] += h
-        out[5] += h * x
-        out[6] += h * x2
-        out[7] += h * x2
-        out[8] += h * x2 * x
-        out[9] += h * x2 * x2
+        hx2 = h * x2
+        h0 += h
+        h1 += h * x
+        h2 += hx2
+        h3 += hx2 * x
+        h4 += hx2 * x2
+    out = np.empty(10)
+    out[0], out[1], out[2], out[3] = loss, g0, g1, g2
+    out[4], out[5], out[6], out[7], out[8], out[9] = h0, h1, h2, h2, h3, h4
     return out
 
 

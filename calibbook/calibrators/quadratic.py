@@ -15,6 +15,9 @@ from calibbook.base import BaseCalibrator
 __all__ = ["QuadraticScaling"]
 
 
+_SUBSAMPLE = 1 << 16  # above this many rows, Newton starts from a fit on a quarter of it
+
+
 def fit_logistic_polynomial(features, y, sample_weight, degree, max_iter=100):
     """Weighted fit of expit(c0 + c1 u [+ c2 u^2]) to Platt's targets, u in standard units.
 
@@ -35,9 +38,14 @@ def fit_logistic_polynomial(features, y, sample_weight, degree, max_iter=100):
     start = np.zeros(degree + 1)
     start[0] = math.log((n_pos + 1.0) / (n_neg + 1.0))  # Platt's starting point
     units = standard_units(features)
-    coef, n_iter, converged = logistic_newton(
-        units.transform(features), y, w, t_pos, t_neg, start, max_iter
-    )
+    u = units.transform(features)
+    if u.size > _SUBSAMPLE:
+        # start from the fit on a strided sample: about two fewer passes over all the rows
+        step = u.size // (_SUBSAMPLE // 4)
+        start, _, _ = logistic_newton(
+            u[::step], y[::step], w[::step], t_pos, t_neg, start, max_iter
+        )
+    coef, n_iter, converged = logistic_newton(u, y, w, t_pos, t_neg, start, max_iter)
     return units, coef, n_iter, converged, n_pos + n_neg
 
 

@@ -51,6 +51,14 @@ def test_equals_statsmodels_glm(seed):
     np.testing.assert_allclose(cal.predict(probe), glm_probabilities(z, y, w, probe), atol=1e-6)
 
 
+def test_a_large_fit_started_from_its_subsample_equals_statsmodels_glm():
+    z, y, w = data(1, n=100_000)  # above the size where Newton starts from a strided sample
+    cal = QuadraticScaling().fit(z, y, sample_weight=w)
+    seen = z[w > 0]
+    probe = np.linspace(seen.min(), seen.max(), 60)
+    np.testing.assert_allclose(cal.predict(probe), glm_probabilities(z, y, w, probe), atol=1e-6)
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_logit_input_equals_statsmodels_glm_on_the_logit(seed):
     z, y, w = data(seed)
