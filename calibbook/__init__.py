@@ -48,6 +48,8 @@ _LAZY = {
     "KDECalibration": "calibbook.calibrators.kde",
     "DPMCalibration": "calibbook.calibrators.dpm",
     "ScalingBinning": "calibbook.calibrators.scaling_binning",
+    "QuadraticScaling": "calibbook.calibrators.quadratic",
+    "CenteredIsotonicCalibration": "calibbook.calibrators.isotonic",
     "ProbingClassifier": "calibbook.meta.probing",
     "calibration_report": "calibbook.metrics",
     "expected_calibration_error": "calibbook.metrics",

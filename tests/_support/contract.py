@@ -26,6 +26,8 @@ VARIANTS = {
         {"logit_input": True, "n_bins": 7},
         {"split": "none", "targets": "labels"},
     ],
+    "quadratic": [{"logit_input": True}],
+    "centered_isotonic": [{"increasing": False}],
 }
 CASES = [(e.name, {}) for e in registered()] + [
     (name, params) for name, variants in VARIANTS.items() for params in variants
