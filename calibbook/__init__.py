@@ -46,6 +46,7 @@ _LAZY = {
     "BBQ": "calibbook.calibrators.bbq",
     "KDECalibration": "calibbook.calibrators.kde",
     "DPMCalibration": "calibbook.calibrators.dpm",
+    "VennAbers": "calibbook.calibrators.venn_abers",
     "ProbingClassifier": "calibbook.meta.probing",
     "calibration_report": "calibbook.metrics",
     "expected_calibration_error": "calibbook.metrics",

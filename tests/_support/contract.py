@@ -22,6 +22,7 @@ VARIANTS = {
         {"logit_input": True},
     ],
     "dpm": [{"logit_input": True}],
+    "venn_abers": [{"loss": "brier"}],
 }
 CASES = [(e.name, {}) for e in registered()] + [
     (name, params) for name, variants in VARIANTS.items() for params in variants
