@@ -256,16 +256,22 @@ class VennAbers(BaseCalibrator):
         return p0, p1
 
     def _pairs(self, s):
-        """(p0, p1), each of shape (n, n_folds): a binary search per score and fold."""
+        """(p0, p1), each of shape (n, n_folds): one binary search per score and fold."""
+        from calibbook._kernels.binning import bin_index
+
         p0 = np.empty((s.size, len(self.knots_)))
         p1 = np.empty_like(p0)
-        slack = self.tie_tolerance_
+        big = np.finfo(np.float64).max
+        with np.errstate(over="ignore"):  # a score near +-1.8e308: the slack stops at the end
+            s_hi = np.minimum(s + self.tie_tolerance_, big)
+            s_lo = np.maximum(s - self.tie_tolerance_, -big)
         for k, (knots, f0, f1) in enumerate(zip(self.knots_, self.p0_, self.p1_, strict=True)):
-            lower, upper = knots[:, 0], knots[:, 1]
-            above = np.searchsorted(upper, s - slack, side="left")  # first run tied or above
-            below = np.searchsorted(lower, s + slack, side="right") - 1  # last tied or below
-            p1[:, k] = np.append(f1, 1.0)[above]
-            p0[:, k] = np.where(below >= 0, f0[np.maximum(below, 0)], 0.0)
+            j = bin_index(np.ascontiguousarray(knots[:, 0]), s_hi)  # runs starting at or below
+            prev = np.maximum(j - 1, 0)
+            tied = (j > 0) & (knots[prev, 1] >= s_lo)
+            # a tied run gives both values; otherwise p1 from the run above, p0 from below
+            p1[:, k] = np.append(f1, 1.0)[np.where(tied, prev, j)]
+            p0[:, k] = np.where(j > 0, f0[prev], 0.0)
         return p0, p1
 
     def _predict(self, scores):

@@ -267,3 +267,14 @@ def test_pair_brackets_the_frequency_of_positives(simulation):
     assert np.all(p0 <= p1)
     sd = np.sqrt(0.25 / labels.size)
     assert p0.mean() - 3.29 * sd <= labels.mean() <= p1.mean() + 3.29 * sd
+
+
+def test_fit_on_aggregated_rows_equals_fit_on_raw_rows():
+    # what calibbook.distributed relies on: (score, label) rows with their counts as weights
+    s, y, _ = sample(np.random.default_rng(10), 400, ties=True)
+    rows, counts = np.unique(np.column_stack([s, y]), axis=0, return_counts=True)
+    raw = VennAbers().fit(s, y)
+    aggregated = VennAbers().fit(rows[:, 0], rows[:, 1], sample_weight=counts)
+    t = np.linspace(s.min() - 1, s.max() + 1, 301)
+    for a, b in zip(raw.predict_interval(t), aggregated.predict_interval(t), strict=True):
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
