@@ -50,6 +50,7 @@ _LAZY = {
     "ScalingBinning": "calibbook.calibrators.scaling_binning",
     "QuadraticScaling": "calibbook.calibrators.quadratic",
     "CenteredIsotonicCalibration": "calibbook.calibrators.isotonic",
+    "VennAbers": "calibbook.calibrators.venn_abers",
     "ProbingClassifier": "calibbook.meta.probing",
     "calibration_report": "calibbook.metrics",
     "expected_calibration_error": "calibbook.metrics",

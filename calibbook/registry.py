@@ -11,7 +11,7 @@ Examples
 >>> from calibbook.registry import calibrator_names, make_calibrator
 >>> calibrator_names()
 ['sigmoid', 'temperature', 'isotonic', 'histogram', 'enir', 'bbq', 'kde', 'dpm',
- 'scaling_binning', 'quadratic', 'centered_isotonic']
+ 'scaling_binning', 'quadratic', 'centered_isotonic', 'venn_abers']
 >>> make_calibrator("platt")
 PlattScaling()
 """
@@ -109,6 +109,13 @@ _REGISTRY = (
         "centered_isotonic",
         "CIR",
         "calibrators.isotonic:CenteredIsotonicCalibration",
+        compared=False,
+    ),
+    CalibratorEntry(
+        "venn_abers",
+        "VA",
+        "calibrators.venn_abers:VennAbers",
+        aliases=("venn-abers",),
         compared=False,
     ),
 )

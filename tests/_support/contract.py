@@ -28,6 +28,7 @@ VARIANTS = {
     ],
     "quadratic": [{"logit_input": True}],
     "centered_isotonic": [{"increasing": False}],
+    "venn_abers": [{"loss": "brier"}],
 }
 CASES = [(e.name, {}) for e in registered()] + [
     (name, params) for name, variants in VARIANTS.items() for params in variants

@@ -1,0 +1,124 @@
+"""Venn-ABERS: the isotonic fit at a test point of label 1 (or 0) tied with each run, in O(R).
+
+Runs r = 1..R (distinct scores, increasing) have weight W_r > 0 and positive weight S_r.
+The cumulative sum diagram has the points P_0 = (0, 0) and P_r = (W_1 + ... + W_r,
+S_1 + ... + S_r). A test case of label 1 and weight 1 tied with run i moves every point
+from P_i on by e = (1, 1); shifting the whole diagram by -e instead, the points are
+L_a = P_a - e (a < i) and P_b (b >= i), and the isotonic value at the test case is the slope
+of the greatest convex minorant over the gap between L_{i-1} and P_i: the slope of the
+bridge (lower common tangent) between the left points and the right points.
+"""
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def _suffix_hull_next(cx, cy):
+    """``nxt[j]``: the vertex after P_j on the lower convex hull of P_j, ..., P_R (-1: none).
+
+    One right-to-left Graham scan; the hull of P_j.. is P_j followed by the hull of
+    P_nxt[j].., so every suffix hull is a chain of these pointers. Collinear points are
+    dropped (they change no slope).
+    """
+    n = cx.shape[0]
+    nxt = np.full(n, -1, np.int64)
+    stack = np.empty(n, np.int64)
+    top = -1
+    for j in range(n - 1, 0, -1):
+        while top >= 1:
+            a, b = stack[top], stack[top - 1]
+            # keep a if it lies strictly below the segment from P_j to P_b
+            if (cy[a] - cy[j]) * (cx[b] - cx[j]) < (cy[b] - cy[j]) * (cx[a] - cx[j]):
+                break
+            top -= 1
+        if top >= 0:
+            nxt[j] = stack[top]
+        top += 1
+        stack[top] = j
+    return nxt
+
+
+@njit(cache=True)
+def _tangent(cx, cy, nxt, lx, ly, v):
+    """The vertex of minimal slope from (lx, ly), walking the hull chain right from vertex v."""
+    while nxt[v] >= 0:
+        u = nxt[v]
+        if (cy[u] - ly) * (cx[v] - lx) <= (cy[v] - ly) * (cx[u] - lx):
+            v = u
+        else:
+            break
+    return v
+
+
+@njit(cache=True)
+def _cumulative(weights, sums):
+    """The cumulative sum diagram: P_0 = (0, 0), P_r = (W_1 + ... + W_r, S_1 + ... + S_r)."""
+    r = weights.shape[0]
+    cx = np.empty(r + 1, np.float64)
+    cy = np.empty(r + 1, np.float64)
+    cx[0] = 0.0
+    cy[0] = 0.0
+    for k in range(r):
+        cx[k + 1] = cx[k] + weights[k]
+        cy[k + 1] = cy[k] + sums[k]
+    return cx, cy
+
+
+@njit(cache=True)
+def bridges(weights, sums):
+    """For each run i, the block (c_i, t_i] of the fit with a case of label 1 tied with run i.
+
+    The block is runs c_i + 1 .. t_i (1-based) and the added case, so the value there is
+    ``(Y[t] - Y[c] + 1) / (X[t] - X[c] + 1)`` over the cumulative sums X, Y. The bridge is
+    kept from one run to the next: when run i - 1 leaves the right points (it becomes
+    L_{i-1}, moved by -e), either L_{i-1} is above the current bridge, which then stays, or
+    it is on or below it and becomes the bridge's left end; the new right end is then at or
+    after the old one (the tangent from a point below a supporting line, left of its
+    touching point, touches the hull at or right of that point). So the walks along the
+    suffix hulls move right only: O(R) after the scan.
+
+    Returns
+    -------
+    c, t : int64 arrays (R,)
+    """
+    r = weights.shape[0]
+    cx, cy = _cumulative(weights, sums)
+    nxt = _suffix_hull_next(cx, cy)
+    lefts = np.empty(r, np.int64)
+    rights = np.empty(r, np.int64)
+    c = 0  # the bridge's left end is L_c
+    t = _tangent(cx, cy, nxt, cx[0] - 1.0, cy[0] - 1.0, 1)
+    for i in range(1, r + 1):
+        if i > 1:
+            lx, ly = cx[c] - 1.0, cy[c] - 1.0
+            qx, qy = cx[i - 1] - 1.0, cy[i - 1] - 1.0
+            # L_{i-1} on or below the line from L_c to P_t (or P_t just left the right side)
+            if t < i or (qy - ly) * (cx[t] - lx) <= (cy[t] - ly) * (qx - lx):
+                c = i - 1
+                t = _tangent(cx, cy, nxt, qx, qy, max(t, i))
+        lefts[i - 1] = c
+        rights[i - 1] = t
+    return lefts, rights
+
+
+@njit(cache=True)
+def pair_values(weights, sums):
+    """(p0, p1) of each run: the isotonic value at a case of weight 1 tied with the run,
+    labelled 0 and 1.
+
+    p1 is the mean of the bridge's block with the added positive. p0 by symmetry: relabel
+    y -> 1 - y and reverse the score order, and the label-0 case becomes a label-1 case of
+    the mirrored runs, whose block (c', t'] is the block (R - t', R - c'] of the original
+    runs; p0 is that block's positive weight over its weight plus one. Both are ratios of
+    the block's own sums, so a block of integer weights gives the same float whichever
+    label the added case has.
+    """
+    r = weights.shape[0]
+    cx, cy = _cumulative(weights, sums)
+    c, t = bridges(weights, sums)
+    p1 = ((cy[t] - cy[c]) + 1.0) / ((cx[t] - cx[c]) + 1.0)
+    mc, mt = bridges(weights[::-1].copy(), (weights - sums)[::-1].copy())
+    lo, hi = r - mt[::-1], r - mc[::-1]
+    p0 = (cy[hi] - cy[lo]) / ((cx[hi] - cx[lo]) + 1.0)
+    return p0, p1
