@@ -19,9 +19,14 @@ from sklearn.exceptions import NotFittedError  # noqa: E402
 from calibbook.calibrators.bbq import BBQ  # noqa: E402
 from calibbook.calibrators.enir import ENIR  # noqa: E402
 from calibbook.calibrators.histogram_binning import HistogramBinning  # noqa: E402
-from calibbook.calibrators.isotonic import IsotonicCalibration  # noqa: E402
+from calibbook.calibrators.isotonic import (  # noqa: E402
+    CenteredIsotonicCalibration,
+    IsotonicCalibration,
+)
 from calibbook.calibrators.near_isotonic import NearIsotonicRegression  # noqa: E402
 from calibbook.calibrators.platt import PlattScaling  # noqa: E402
+from calibbook.calibrators.quadratic import QuadraticScaling  # noqa: E402
+from calibbook.calibrators.venn_abers import VennAbers  # noqa: E402
 from calibbook.distributed import ScoreGrid, aggregate, fit_distributed, predict_distributed  # noqa: E402
 
 METHODS = {
@@ -32,6 +37,10 @@ METHODS = {
     "histogram": HistogramBinning,
     "histogram_uniform": lambda: HistogramBinning(strategy="uniform"),
     "bbq": BBQ,
+    # issue 30: their fits read only per-score sums, so aggregation is exact
+    "quadratic": QuadraticScaling,
+    "centered_isotonic": CenteredIsotonicCalibration,
+    "venn_abers": VennAbers,
 }
 FIVE = ["isotonic", "enir", "platt", "histogram", "bbq"]
 PROBE = np.linspace(0.0, 1.0, 1001)
