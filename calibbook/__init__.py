@@ -23,6 +23,7 @@ _CALIBRATOR_MODULES = (
     "kde",
     "dpm",
     "scaling_binning",
+    "beta",
 )
 # 0.1 module paths -> 0.2 ones (see CHANGELOG.md)
 _MOVED = {m: f"calibbook.calibrators.{m}" for m in _CALIBRATOR_MODULES} | {
@@ -50,6 +51,7 @@ _LAZY = {
     "ScalingBinning": "calibbook.calibrators.scaling_binning",
     "QuadraticScaling": "calibbook.calibrators.quadratic",
     "CenteredIsotonicCalibration": "calibbook.calibrators.isotonic",
+    "BetaCalibration": "calibbook.calibrators.beta",
     "ProbingClassifier": "calibbook.meta.probing",
     "calibration_report": "calibbook.metrics",
     "expected_calibration_error": "calibbook.metrics",
