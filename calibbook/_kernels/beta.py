@@ -1,8 +1,8 @@
 """Newton's method for a weighted logistic regression on a few columns (beta calibration).
 
-The model is p = 1 / (1 + exp(-z)) with z = beta . x, x one row of a (q, n) array of
-features (q <= 3: ln s, -ln(1 - s) and a column of ones in beta calibration). One
-evaluation at beta is a pass over the rows: the weighted sums of the loss
+The model is p = 1 / (1 + exp(-z)) with z = b0 f0 + b1 f1 + c: one or two features (ln s
+and -ln(1 - s) in beta calibration, or a transform of them) and an optional intercept. One
+evaluation at the coefficients is a pass over the rows: the weighted sums of the loss
 w [log(1 + e^z) - y z], its gradient and its Hessian. As in :mod:`calibbook._kernels.platt`,
 numpy takes the vectorised exp and log1p of each block of rows and a compiled loop does
 the sums; blocks keep the temporaries small.
