@@ -23,6 +23,7 @@ _CALIBRATOR_MODULES = (
     "kde",
     "dpm",
     "scaling_binning",
+    "beta",
 )
 # 0.1 module paths -> 0.2 ones (see CHANGELOG.md)
 _MOVED = {m: f"calibbook.calibrators.{m}" for m in _CALIBRATOR_MODULES} | {
@@ -51,6 +52,7 @@ _LAZY = {
     "QuadraticScaling": "calibbook.calibrators.quadratic",
     "CenteredIsotonicCalibration": "calibbook.calibrators.isotonic",
     "VennAbers": "calibbook.calibrators.venn_abers",
+    "BetaCalibration": "calibbook.calibrators.beta",
     "ProbingClassifier": "calibbook.meta.probing",
     "calibration_report": "calibbook.metrics",
     "expected_calibration_error": "calibbook.metrics",

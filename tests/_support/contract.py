@@ -29,6 +29,7 @@ VARIANTS = {
     "quadratic": [{"logit_input": True}],
     "centered_isotonic": [{"increasing": False}],
     "venn_abers": [{"loss": "brier"}],
+    "beta": [{"parameters": "am"}, {"parameters": "ab"}, {"parameters": "a"}],
 }
 CASES = [(e.name, {}) for e in registered()] + [
     (name, params) for name, variants in VARIANTS.items() for params in variants

@@ -146,7 +146,7 @@ def test_sample_weight_reaches_calibrator_and_classifier(data):
 @pytest.mark.parametrize(
     "params,message",
     [
-        (dict(method="beta"), "method"),
+        (dict(method="no-such-method"), "method"),
         (dict(method=42), "method"),
         (dict(ensemble="auto"), "ensemble"),
     ],

@@ -41,8 +41,9 @@ def test_beyond_the_training_range(name, params):
     p_below, p_above = cal.predict(below), cal.predict(above)
     assert np.isfinite(p_below).all() and np.isfinite(p_above).all()
     assert p_below.min() >= 0 and p_above.max() <= 1
-    if name in ("sigmoid", "temperature"):
-        # a sigmoid of the score: monotone beyond the data, in the direction of its slope
+    if name in ("sigmoid", "temperature", "beta"):
+        # a parametric map (a sigmoid of the score, of ln s and ln(1 - s)): monotone beyond
+        # the data, in the direction of its slope
         trend = np.sign(cal.predict([s.max()]) - cal.predict([s.min()]))[0]
         assert np.all(trend * np.diff(p_below) >= 0) and np.all(trend * np.diff(p_above) >= 0)
         return
@@ -75,4 +76,4 @@ def test_registry_names_aliases_and_labels_are_unique():
     keys = [k for e in registered() for k in {e.name, e.label.lower(), *e.aliases}]
     assert len(keys) == len(set(keys))
     with pytest.raises(ValueError, match="registered names are"):
-        calibrator_entry("beta")
+        calibrator_entry("no-such-method")
