@@ -17,6 +17,7 @@ pd = pytest.importorskip("pandas")
 from sklearn.exceptions import NotFittedError  # noqa: E402
 
 from calibbook.calibrators.bbq import BBQ  # noqa: E402
+from calibbook.calibrators.beta import BetaCalibration  # noqa: E402
 from calibbook.calibrators.enir import ENIR  # noqa: E402
 from calibbook.calibrators.histogram_binning import HistogramBinning  # noqa: E402
 from calibbook.calibrators.isotonic import (  # noqa: E402
@@ -41,6 +42,7 @@ METHODS = {
     "quadratic": QuadraticScaling,
     "centered_isotonic": CenteredIsotonicCalibration,
     "venn_abers": VennAbers,
+    "beta": BetaCalibration,
 }
 FIVE = ["isotonic", "enir", "platt", "histogram", "bbq"]
 PROBE = np.linspace(0.0, 1.0, 1001)
