@@ -46,6 +46,7 @@ _LAZY = {
     "BBQ": "calibbook.calibrators.bbq",
     "KDECalibration": "calibbook.calibrators.kde",
     "DPMCalibration": "calibbook.calibrators.dpm",
+    "SplineCalibration": "calibbook.calibrators.spline",
     "ProbingClassifier": "calibbook.meta.probing",
     "calibration_report": "calibbook.metrics",
     "expected_calibration_error": "calibbook.metrics",

@@ -10,7 +10,7 @@ Examples
 --------
 >>> from calibbook.registry import calibrator_names, make_calibrator
 >>> calibrator_names()
-['sigmoid', 'temperature', 'isotonic', 'histogram', 'enir', 'bbq', 'kde', 'dpm']
+['sigmoid', 'temperature', 'isotonic', 'histogram', 'enir', 'bbq', 'kde', 'dpm', 'spline']
 >>> make_calibrator("platt")
 PlattScaling()
 """
@@ -96,6 +96,7 @@ _REGISTRY = (
     CalibratorEntry("bbq", "BBQ", "calibrators.bbq:BBQ"),
     CalibratorEntry("kde", "KDE", "calibrators.kde:KDECalibration"),
     CalibratorEntry("dpm", "DPM", "calibrators.dpm:DPMCalibration"),
+    CalibratorEntry("spline", "Spline", "calibrators.spline:SplineCalibration", compared=False),
 )
 
 

@@ -22,6 +22,7 @@ VARIANTS = {
         {"logit_input": True},
     ],
     "dpm": [{"logit_input": True}],
+    "spline": [{"logit_input": False}, {"logit_input": False, "penalty": 1.0, "n_knots": 5}],
 }
 CASES = [(e.name, {}) for e in registered()] + [
     (name, params) for name, variants in VARIANTS.items() for params in variants
