@@ -219,9 +219,10 @@ class SplineCalibration(BaseCalibrator):
     x_{(1)})` maps the training range to [0, 1]; the strength :math:`\lambda` is ``penalty``,
     or, when it is None, the value of ``penalty_grid`` with the least cross-validated
     log-loss over ``cv`` folds, after which the map is refitted on all the data. A large
-    penalty tends to logistic regression on :math:`x` (Platt scaling on the logit); a small
-    one to the unpenalised natural spline. The fit is Newton's method (one compiled pass over
-    the rows per step) in the clamped cubic B-spline basis restricted to natural splines.
+    penalty tends to logistic regression on :math:`x` (Platt scaling on the logit, without
+    Platt's smoothed targets); a small one to the unpenalised natural spline. The fit is
+    Newton's method (one compiled pass over the rows per step) in the clamped cubic B-spline
+    basis restricted to natural splines.
 
     **Knots.** The end knots are the smallest and largest training features; the others
     sit at the quantiles of levels :math:`j / (K - 1)`, each averaged over a window of mass
@@ -255,8 +256,8 @@ class SplineCalibration(BaseCalibrator):
         If True, the scores are probabilities and the spline is fitted to their logit
         (clipped away from 0 and 1), as Lucena recommends; set False for decision values.
     n_knots : int, default=20
-        Number of knots (at least 2; with 2 the map is Platt scaling on :math:`x`, up to the
-        penalty, which is then zero). Fewer are used when the scores take fewer values.
+        Number of knots (at least 2; with 2 the map is logistic regression on :math:`x`, and
+        the penalty has nothing to act on). Fewer are used when the scores take fewer values.
     penalty : float or None, default=None
         :math:`\lambda`; None chooses it by cross-validation over ``penalty_grid``.
     penalty_grid : array-like or None, default=None
