@@ -148,7 +148,11 @@ class _Problem:
         return sub.fit(sub_w, penalty, b, max_iter)[0]
 
     def fit(self, w, penalty, b, max_iter):
-        """Newton's method with backtracking on sum w loss + penalty b' omega b, from ``b``."""
+        """Newton's method with backtracking on sum w loss + penalty b' omega b, from ``b``.
+
+        Returns (b, iterations, status): 0 converged, 1 stopped at ``max_iter``, 2 the
+        classes are separated (the objective fell below 1e-12 of the weights' total: the
+        likelihood has no maximum, and the map is already a step to within 1e-12)."""
         from calibbook._kernels.spline import linear_predictor, logistic_sums
 
         c, omega = self.c, self.omega
@@ -164,7 +168,10 @@ class _Problem:
             return loss + penalty * float(b @ ob), grad, hess
 
         value, grad, hess = evaluate(b)
+        floor = 1e-12 * float(np.sum(w))
         for n_iter in range(1, max_iter + 1):
+            if value <= floor:
+                return b, n_iter - 1, 2
             try:
                 step = np.linalg.solve(hess, grad)
             except np.linalg.LinAlgError:  # no penalty and too few distinct scores
@@ -174,7 +181,7 @@ class _Problem:
                 step = np.linalg.lstsq(hess, grad, rcond=None)[0]
                 decrement = float(grad @ step)
             if n_iter > 1 and decrement <= _TOL * abs(value):  # relative: weights of any size
-                return b - step, n_iter, True
+                return b - step, n_iter, 0
             scale = 1.0
             for _ in range(60):
                 trial = b - scale * step
@@ -183,9 +190,9 @@ class _Problem:
                     break
                 scale /= 2.0
             else:  # rounding: no descent along the Newton direction
-                return b, n_iter, decrement <= 1e-6 * abs(value)
+                return b, n_iter, 0 if decrement <= 1e-6 * abs(value) else 1
             b, (value, grad, hess) = trial, new
-        return b, max_iter, False
+        return b, max_iter, 1
 
     def start_point(self, w):
         """The constant fit: logit of the weighted rate, in the reduced coefficients."""
@@ -390,11 +397,16 @@ class SplineCalibration(BaseCalibrator):
             self.penalty_grid_ = grid
             self.penalty_, self.cv_losses_ = self._cross_validate(problem, ws, grid)
         b = problem.warm_start(ws, self.penalty_, problem.start_point(ws), self.max_iter)
-        b, n_iter, converged = problem.fit(ws, self.penalty_, b, self.max_iter)
-        if not converged:
+        b, n_iter, status = problem.fit(ws, self.penalty_, b, self.max_iter)
+        if status:
+            why = (
+                f"it reached max_iter={self.max_iter} Newton iterations; increase max_iter"
+                if status == 1
+                else "the scores separate the classes, so the likelihood has no maximum; the "
+                "map is a step to within 1e-12"
+            )
             warnings.warn(
-                f"SplineCalibration did not converge in max_iter={self.max_iter} Newton "
-                "iterations; increase max_iter.",
+                f"SplineCalibration did not converge: {why}.",
                 ConvergenceWarning,
                 stacklevel=external_stacklevel(),
             )

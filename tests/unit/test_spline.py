@@ -272,3 +272,12 @@ def test_aggregated_rows_fit_as_the_raw_rows():
     assert raw.penalty_ == merged.penalty_
     probe = np.linspace(0.0, 1.0, 101)
     np.testing.assert_allclose(merged.predict(probe), raw.predict(probe), rtol=0, atol=1e-12)
+
+
+def test_separated_classes_stop_early_and_warn():
+    """No maximum of the likelihood exists: the fit stops once the map is a step to 1e-12."""
+    s = np.array([0.1, 0.2, 0.3, 0.6, 0.7, 0.8])
+    with pytest.warns(ConvergenceWarning, match="separate the classes"):
+        cal = SplineCalibration(penalty=1.0).fit(s, [0, 0, 0, 1, 1, 1])
+    assert cal.n_iter_ < 100
+    np.testing.assert_allclose(cal.predict(s), [0, 0, 0, 1, 1, 1], atol=1e-9)
