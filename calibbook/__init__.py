@@ -53,6 +53,7 @@ _LAZY = {
     "CenteredIsotonicCalibration": "calibbook.calibrators.isotonic",
     "VennAbers": "calibbook.calibrators.venn_abers",
     "BetaCalibration": "calibbook.calibrators.beta",
+    "SplineCalibration": "calibbook.calibrators.spline",
     "ProbingClassifier": "calibbook.meta.probing",
     "calibration_report": "calibbook.metrics",
     "expected_calibration_error": "calibbook.metrics",

@@ -11,7 +11,7 @@ Examples
 >>> from calibbook.registry import calibrator_names, make_calibrator
 >>> calibrator_names()
 ['sigmoid', 'temperature', 'isotonic', 'histogram', 'enir', 'bbq', 'kde', 'dpm',
- 'scaling_binning', 'quadratic', 'centered_isotonic', 'venn_abers', 'beta']
+ 'scaling_binning', 'quadratic', 'centered_isotonic', 'venn_abers', 'beta', 'spline']
 >>> make_calibrator("platt")
 PlattScaling()
 """
@@ -118,8 +118,8 @@ _REGISTRY = (
         aliases=("venn-abers",),
         compared=False,
     ),
-    # Kull et al. 2017; issue 30 adds it, the comparison is rerun later
     CalibratorEntry("beta", "Beta", "calibrators.beta:BetaCalibration", compared=False),
+    CalibratorEntry("spline", "Spline", "calibrators.spline:SplineCalibration", compared=False),
 )
 
 

@@ -30,6 +30,7 @@ VARIANTS = {
     "centered_isotonic": [{"increasing": False}],
     "venn_abers": [{"loss": "brier"}],
     "beta": [{"parameters": "am"}, {"parameters": "ab"}, {"parameters": "a"}],
+    "spline": [{"logit_input": False}, {"logit_input": False, "penalty": 1.0, "n_knots": 5}],
 }
 CASES = [(e.name, {}) for e in registered()] + [
     (name, params) for name, variants in VARIANTS.items() for params in variants

@@ -27,6 +27,7 @@ from calibbook.calibrators.isotonic import (  # noqa: E402
 from calibbook.calibrators.near_isotonic import NearIsotonicRegression  # noqa: E402
 from calibbook.calibrators.platt import PlattScaling  # noqa: E402
 from calibbook.calibrators.quadratic import QuadraticScaling  # noqa: E402
+from calibbook.calibrators.spline import SplineCalibration  # noqa: E402
 from calibbook.calibrators.venn_abers import VennAbers  # noqa: E402
 from calibbook.distributed import ScoreGrid, aggregate, fit_distributed, predict_distributed  # noqa: E402
 
@@ -43,6 +44,7 @@ METHODS = {
     "centered_isotonic": CenteredIsotonicCalibration,
     "venn_abers": VennAbers,
     "beta": BetaCalibration,
+    "spline": lambda: SplineCalibration(penalty=1.0),
 }
 FIVE = ["isotonic", "enir", "platt", "histogram", "bbq"]
 PROBE = np.linspace(0.0, 1.0, 1001)
