@@ -119,7 +119,13 @@ def test_agrees_with_lucenas_splinecalib_on_the_same_knots():
     Its ridge lam |beta|^2 / p on the mean loss is not our penalty; at lam = 1e-10 both
     are the unpenalised maximum likelihood. With its L-BFGS-B tolerance at 1e-9 (the default
     1e-4 moves a probability by about 1e-4) the measured agreement is 5e-9."""
-    sc = pytest.importorskip("splinecalib")
+    # Not in the test extra: splinecalib ships only as an sdist with a C extension (a compiler
+    # and Cython at install time), so this second oracle runs where it is installed; the
+    # statsmodels oracles above always run.
+    try:
+        import splinecalib as sc
+    except ImportError:
+        pytest.skip("splinecalib is not installed (an optional oracle, not in the test extra)")
     from splinecalib.calib_utils import get_stratified_foldnums
 
     p, y = data(3000, 4, probabilities=True)
