@@ -230,7 +230,7 @@ class ScalingBinning(BaseCalibrator):
         in part 2, each case is a bin and the rest are empty (+inf edges).
     split : {"thirds", "none"}, default="thirds"
         ``"thirds"``: the paper's algorithm, three disjoint parts of a third each, dealt
-        in score order (:func:`interleaved_split`): the sorted cases go in turn to parts
+        in score order (``interleaved_split`` in this module): the sorted cases go in turn to parts
         1, 2, 3, 1, 2, 3, ..., so each part spans the whole range of scores. ``"none"``:
         every step on all the data, as the authors' package (``PlattBinnerCalibrator``)
         and their experiments do.
@@ -277,7 +277,7 @@ class ScalingBinning(BaseCalibrator):
 
     **Bins.** As the authors' ``get_equal_bins``: ``np.array_split`` of the sorted values
     into B parts (the first W mod B bins one case larger) and edges at the midpoints,
-    generalised to weights by :func:`equal_mass_edges`. Two differences, both on ties:
+    generalised to weights by ``equal_mass_edges`` (in this module). Two differences, both on ties:
     tied values are never split (the authors' edge then sits on the tied value, ours
     midway to the next value), and coinciding edges stay (the authors' drop them), which
     leaves the same partition of the cases. A value exactly on an edge goes to the upper

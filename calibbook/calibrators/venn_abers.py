@@ -83,7 +83,7 @@ class VennAbers(BaseCalibrator):
     probability merged from it, by default the one of minimal worst-case log-loss,
     :math:`p = p_1 / (1 - p_0 + p_1)`. The fast algorithm of Vovk, Petej & Fedorova (2015)
     computes :math:`(p_0, p_1)` at every calibration score in O(n) after one sort
-    (:func:`venn_abers_runs`), so a prediction is a binary search. A score between two
+    (``venn_abers_runs`` in this module), so a prediction is a binary search. A score between two
     calibration scores takes :math:`p_1` of the one above and :math:`p_0` of the one below
     (the isotonic fit pools a case of label 1 with the run above and one of label 0 with the
     run below); beyond the training range :math:`p_1 = 1` above and :math:`p_0 = 0` below.

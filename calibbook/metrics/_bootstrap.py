@@ -14,7 +14,7 @@ unit of weight ``W - k``. So
   rows laid out in order, a unit position falls in the same original row on both sides,
   so for the same ``random_state`` the two draw *the same* resamples (below the switch
   to multinomial counts, next point);
-* when ``k`` exceeds :data:`MULTINOMIAL_FACTOR` times the number of rows (weights that
+* when ``k`` exceeds ``MULTINOMIAL_FACTOR`` times the number of rows (weights that
   count many cases per row) the counts are drawn at once as Multinomial(k, w / W), the
   same law at a cost of O(n) per resample instead of O(W);
 * a resample always has total weight ``W``, and its law moves continuously with the
@@ -146,7 +146,7 @@ def bootstrap_ci(
     ----------
     measure : callable
         ``measure(y_true, y_prob, sample_weight=...)`` returning a float. Fix other
-        arguments with :func:`functools.partial` or a lambda. It is always called with
+        arguments with ``functools.partial`` or a lambda. It is always called with
         a ``sample_weight`` on the resamples (the resampled counts), so it must accept
         one (``strategy="positional"`` of the binned ECE does not).
     y_true : array-like of shape (n,)
@@ -185,7 +185,7 @@ def bootstrap_ci(
     draws ``floor(W)`` units with replacement (each adds 1 to its row's weight) and, when
     ``W`` is not an integer, one unit of weight ``W - floor(W)``. Integer weights
     therefore give Multinomial(W, w / W) counts, the law of the ordinary bootstrap of
-    the repeated rows; below :data:`MULTINOMIAL_FACTOR` units per row the draws are
+    the repeated rows; below ``MULTINOMIAL_FACTOR`` units per row the draws are
     unit positions, so that the repeated rows, laid out in order, get the very same
     resamples for the same ``random_state``. Every resample has total weight ``W``, and
     the law changes continuously with the weights (nothing jumps at integer totals).
