@@ -167,8 +167,8 @@ def test_every_part_holds_a_third_of_the_weight_up_to_one_case(w, seed):
     w = np.array(w)
     s = np.random.default_rng(seed).normal(size=w.size)
     total = w.sum()
-    if total == 0:
-        return
+    if total < np.finfo(float).tiny:
+        return  # fit refuses a total below the normal floats (check_sample_weight)
     parts = interleaved_split(s, (s > 0).astype(float), w)
     sums = np.array([pw.sum() for _, _, pw in parts])
     np.testing.assert_allclose(sums.sum(), total, rtol=1e-12)
