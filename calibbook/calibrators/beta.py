@@ -157,6 +157,7 @@ class BetaCalibration(BaseCalibrator):
     "Beyond sigmoids: how to obtain well-calibrated probabilities from binary classifiers
     with beta calibration", Electronic Journal of Statistics 11 (2017). The ``betacal``
     package (version 1.1.0) for the conventions followed here.
+    :doc:`/book/10_parametric_maps` derives the map and the variants and checks the fit.
 
     Examples
     --------

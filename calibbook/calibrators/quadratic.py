@@ -136,7 +136,8 @@ class QuadraticScaling(BaseCalibrator):
     probmetrics package. Platt, "Probabilistic outputs for support vector machines and
     comparisons to regularized likelihood methods" (1999), for the smoothed targets.
     Kull, Silva Filho & Flach, "Beta calibration" (AISTATS 2017), for maps that are
-    log-odds of class-conditional densities.
+    log-odds of class-conditional densities. :doc:`/book/10_parametric_maps` derives the
+    map and checks the fit.
 
     Examples
     --------

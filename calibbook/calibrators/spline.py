@@ -313,6 +313,7 @@ class SplineCalibration(BaseCalibrator):
     Hastie, Tibshirani & Friedman, The Elements of Statistical Learning, 2nd ed. (2009),
     sections 5.2 and 5.4, for natural cubic splines and their roughness penalty.
     Green & Silverman, Nonparametric Regression and Generalized Linear Models (1994).
+    :doc:`/book/10_parametric_maps` derives the map and checks the fit.
 
     Examples
     --------

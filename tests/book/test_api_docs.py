@@ -24,9 +24,7 @@ MODULES = calibbook._PUBLIC_MODULES
 
 # Docstrings that do not meet the standard yet, with who owns them. Marked xfail(strict):
 # once a docstring is complete the test passes, fails as XPASS, and the entry must go.
-PENDING: dict[str, str] = {
-    "calibbook.BetaCalibration": "issue 30: its chapter is written in a later session",
-}
+PENDING: dict[str, str] = {}
 
 # Names whose method or formula does not come from a paper, so a References section would only
 # pad citations: they may omit it (and must not pad it back). Everything else cites its source.
