@@ -275,6 +275,7 @@ class CenteredIsotonicCalibration(BaseCalibrator):
     Oron & Flournoy, "Centered isotonic regression: point and interval estimation for
     dose-response studies", Statistics in Biopharmaceutical Research 9 (2017).
     scikit-learn issue #16321, "Isotonic calibration changes rank-based test metrics values".
+    :doc:`/book/11_ties_and_guarantees` derives the map and measures the AUC effect.
 
     Examples
     --------

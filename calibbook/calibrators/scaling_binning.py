@@ -297,6 +297,7 @@ class ScalingBinning(BaseCalibrator):
     ----------
     Kumar, Liang & Ma, "Verified uncertainty calibration", NeurIPS 2019, Section 4 and
     the ``uncertainty-calibration`` package (https://github.com/p-lambda/verified_calibration).
+    :doc:`/book/11_ties_and_guarantees` derives the method and measures its calibration error.
 
     Examples
     --------

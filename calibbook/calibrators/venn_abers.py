@@ -156,6 +156,8 @@ class VennAbers(BaseCalibrator):
     probabilistic predictors with and without guarantees of validity", NeurIPS 2015.
     Vovk, Shafer & Nouretdinov, "Self-calibrating probability forecasting", NIPS 2003, for
     the validity of Venn predictors.
+    :doc:`/book/11_ties_and_guarantees` derives the predictor and checks its validity by
+    simulation.
 
     Examples
     --------
