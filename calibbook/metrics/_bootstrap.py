@@ -201,7 +201,8 @@ def bootstrap_ci(
     ----------
     Efron & Tibshirani, "An Introduction to the Bootstrap", Chapman & Hall (1993),
     Ch. 13; Davison & Hinkley, "Bootstrap Methods and their Application", Cambridge
-    (1997), Section 5.2 (basic interval).
+    (1997), Section 5.2 (basic interval). :doc:`/book/12_corp` measures how often the
+    intervals cover.
 
     Examples
     --------

@@ -206,7 +206,7 @@ def corp_reliability(y_true, y_prob, *, sample_weight=None):
     References
     ----------
     Dimitriadis, Gneiting & Jordan, "Stable reliability diagrams for probabilistic
-    classifiers", PNAS 118 (2021) e2016191118.
+    classifiers", PNAS 118 (2021) e2016191118. :doc:`/book/12_corp` derives the curve.
 
     Examples
     --------
@@ -278,7 +278,7 @@ def corp_decomposition(y_true, y_prob, *, score="brier", sample_weight=None):
     Dimitriadis, Gneiting & Jordan, "Stable reliability diagrams for probabilistic
     classifiers", PNAS 118 (2021) e2016191118; Bröcker, "Reliability, sufficiency, and
     the decomposition of proper scores", QJRMS 135 (2009) (the decomposition for any
-    proper score).
+    proper score). :doc:`/book/12_corp` derives the decomposition and proves its signs.
 
     Examples
     --------
@@ -377,6 +377,7 @@ def corp_consistency_bands(
     Dimitriadis, Gneiting & Jordan, "Stable reliability diagrams for probabilistic
     classifiers", PNAS 118 (2021) e2016191118 (consistency bands by resampling under
     the hypothesis of calibration); Bröcker & Smith, Weather and Forecasting 22 (2007).
+    :doc:`/book/12_corp` draws and reads the bands.
 
     Examples
     --------
@@ -475,7 +476,8 @@ def corp_confidence_bands(
     References
     ----------
     Dimitriadis, Gneiting & Jordan, "Stable reliability diagrams for probabilistic
-    classifiers", PNAS 118 (2021) e2016191118.
+    classifiers", PNAS 118 (2021) e2016191118. :doc:`/book/12_corp` draws and reads the
+    bands.
 
     Examples
     --------
