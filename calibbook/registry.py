@@ -97,29 +97,15 @@ _REGISTRY = (
     CalibratorEntry("bbq", "BBQ", "calibrators.bbq:BBQ"),
     CalibratorEntry("kde", "KDE", "calibrators.kde:KDECalibration"),
     CalibratorEntry("dpm", "DPM", "calibrators.dpm:DPMCalibration"),
-    # beyond the founding papers (issue 30); not in the comparison until it is rerun
+    # beyond the founding papers (issue 30)
+    CalibratorEntry("scaling_binning", "ScBin", "calibrators.scaling_binning:ScalingBinning"),
+    CalibratorEntry("quadratic", "Quad", "calibrators.quadratic:QuadraticScaling"),
+    CalibratorEntry("centered_isotonic", "CIR", "calibrators.isotonic:CenteredIsotonicCalibration"),
     CalibratorEntry(
-        "scaling_binning",
-        "ScBin",
-        "calibrators.scaling_binning:ScalingBinning",
-        compared=False,
+        "venn_abers", "VA", "calibrators.venn_abers:VennAbers", aliases=("venn-abers",)
     ),
-    CalibratorEntry("quadratic", "Quad", "calibrators.quadratic:QuadraticScaling", compared=False),
-    CalibratorEntry(
-        "centered_isotonic",
-        "CIR",
-        "calibrators.isotonic:CenteredIsotonicCalibration",
-        compared=False,
-    ),
-    CalibratorEntry(
-        "venn_abers",
-        "VA",
-        "calibrators.venn_abers:VennAbers",
-        aliases=("venn-abers",),
-        compared=False,
-    ),
-    CalibratorEntry("beta", "Beta", "calibrators.beta:BetaCalibration", compared=False),
-    CalibratorEntry("spline", "Spline", "calibrators.spline:SplineCalibration", compared=False),
+    CalibratorEntry("beta", "Beta", "calibrators.beta:BetaCalibration"),
+    CalibratorEntry("spline", "Spline", "calibrators.spline:SplineCalibration"),
 )
 
 

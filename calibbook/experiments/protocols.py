@@ -43,7 +43,7 @@ _COLUMNS = ["dataset", "classifier", "method", "repeat", "fold", "measure", "val
 # building blocks
 # ---------------------------------------------------------------------------
 #: The base classifiers' short names, in the order their docstring describes them.
-BASE_CLASSIFIERS = ("LR", "SVM", "NB", "Tree", "Boost")
+BASE_CLASSIFIERS = ("LR", "SVM", "NB", "Tree", "Boost", "RF", "MLP")
 
 
 @validate_params(
@@ -62,8 +62,9 @@ def base_classifiers(names=("LR", "SVM", "NB"), random_state=0):
         Any of ``"LR"`` (standardised logistic regression), ``"SVM"`` (standardised
         linear SVM; its scores are the sigmoid of the decision values, as in the
         ENIR paper), ``"NB"`` (Gaussian naive Bayes), ``"Tree"`` (a decision tree
-        with at least 5 samples per leaf) and ``"Boost"`` (histogram gradient
-        boosting).
+        with at least 5 samples per leaf), ``"Boost"`` (histogram gradient
+        boosting), ``"RF"`` (a random forest of 100 trees) and ``"MLP"`` (a
+        standardised multilayer perceptron, one hidden layer of 100 units).
     random_state : int
         Seed of the randomised classifiers.
 
@@ -75,7 +76,7 @@ def base_classifiers(names=("LR", "SVM", "NB"), random_state=0):
     Raises
     ------
     ValueError
-        If a name is not one of the five above.
+        If a name is not one of the seven above.
 
     References
     ----------
@@ -89,9 +90,10 @@ def base_classifiers(names=("LR", "SVM", "NB"), random_state=0):
     >>> sorted(base_classifiers(["NB", "Tree"]))
     ['NB', 'Tree']
     """
-    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
     from sklearn.linear_model import LogisticRegression
     from sklearn.naive_bayes import GaussianNB
+    from sklearn.neural_network import MLPClassifier
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
     from sklearn.svm import LinearSVC
@@ -105,6 +107,13 @@ def base_classifiers(names=("LR", "SVM", "NB"), random_state=0):
         "NB": lambda: GaussianNB(),
         "Tree": lambda: DecisionTreeClassifier(min_samples_leaf=5, random_state=random_state),
         "Boost": lambda: HistGradientBoostingClassifier(max_iter=100, random_state=random_state),
+        "RF": lambda: RandomForestClassifier(n_estimators=100, random_state=random_state),
+        # early stopping holds out 10% of the training rows and ends the (otherwise
+        # 200-epoch) fit when the validation score stalls: no convergence warnings
+        "MLP": lambda: make_pipeline(
+            StandardScaler(),
+            MLPClassifier(early_stopping=True, max_iter=500, random_state=random_state),
+        ),
     }
     names = (names,) if isinstance(names, str) else names
     return {name: factories[name]() for name in names}
@@ -114,7 +123,11 @@ def base_classifiers(names=("LR", "SVM", "NB"), random_state=0):
 # in the order its chapters introduce them. Labels and classes come from the registry; a
 # calibrator registered later (and compared) joins the comparison after these.
 _PAPER = ("isotonic", "bbq", "enir")
-_TABLE_ORDER = (*_PAPER, "histogram", "sigmoid", "kde", "dpm")
+_TABLE_ORDER = (
+    *_PAPER,
+    *("histogram", "sigmoid", "kde", "dpm"),
+    *("beta", "quadratic", "spline", "centered_isotonic", "scaling_binning", "venn_abers"),
+)
 
 # (registered name, suffix of the label, parameters) of the variants the comparison runs
 _VARIANTS = (
@@ -123,6 +136,9 @@ _VARIANTS = (
     ("dpm", "logit", {"logit_input": True}),
     ("bbq", "elbow", {"prune": "elbow"}),
     ("enir", "elbow", {"prune": "elbow"}),
+    ("temperature", "logit", {"logit_input": True}),
+    ("quadratic", "logit", {"logit_input": True}),
+    ("scaling_binning", "logit", {"logit_input": True}),
 )
 
 
@@ -172,19 +188,22 @@ def all_calibrators():
         ``Hist`` (:class:`~calibbook.HistogramBinning`), ``Platt``
         (:class:`~calibbook.PlattScaling`), ``KDE`` (:class:`~calibbook.KDECalibration`)
         and ``DPM`` (:class:`~calibbook.DPMCalibration`), in the order the chapters
-        introduce them.
+        introduce them; then the calibrators of :doc:`/book/10_parametric_maps` and
+        :doc:`/book/11_ties_and_guarantees`: ``Beta``, ``Quad``, ``Spline``, ``CIR``
+        (centred isotonic), ``ScBin`` (scaling-binning) and ``VA`` (Venn--ABERS).
 
     References
     ----------
     Naeini & Cooper, "Binary classifier calibration using an ensemble of near
     isotonic regression models", ICDM 2016, Section IV-C (the first three);
-    :doc:`/book/08_comparison` uses it to rank all seven.
+    :doc:`/book/08_comparison` uses it to rank all of them.
 
     Examples
     --------
     >>> from calibbook.experiments import all_calibrators
-    >>> list(all_calibrators())
-    ['IsoRegC', 'BBQ', 'ENIR', 'Hist', 'Platt', 'KDE', 'DPM']
+    >>> list(all_calibrators())  # doctest: +NORMALIZE_WHITESPACE
+    ['IsoRegC', 'BBQ', 'ENIR', 'Hist', 'Platt', 'KDE', 'DPM', 'Beta', 'Quad', 'Spline', 'CIR',
+     'ScBin', 'VA']
     """
     return {entry.label: entry.make() for entry in _table_entries()}
 
@@ -203,7 +222,10 @@ def variant_calibrators():
           recommend for probabilities (for an SVM, whose scores are
           sigmoid(f), the logit recovers the decision value f);
         * ``BBQ-elbow``, ``ENIR-elbow``: BBQ and ENIR with the elbow pruning of the
-          authors' reference code (``prune="elbow"``), the variant the papers ran.
+          authors' reference code (``prune="elbow"``), the variant the papers ran;
+        * ``Temp-logit``, ``Quad-logit``, ``ScBin-logit``: temperature scaling,
+          quadratic scaling and scaling-binning on the logit of the probability, the
+          input :doc:`/book/10_parametric_maps` derives them on.
 
     References
     ----------
@@ -213,8 +235,9 @@ def variant_calibrators():
     Examples
     --------
     >>> from calibbook.experiments import variant_calibrators
-    >>> list(variant_calibrators())
-    ['Platt-logit', 'KDE-logit', 'DPM-logit', 'BBQ-elbow', 'ENIR-elbow']
+    >>> list(variant_calibrators())  # doctest: +NORMALIZE_WHITESPACE
+    ['Platt-logit', 'KDE-logit', 'DPM-logit', 'BBQ-elbow', 'ENIR-elbow', 'Temp-logit',
+     'Quad-logit', 'ScBin-logit']
     """
     out = {}
     for name, suffix, params in _VARIANTS:
@@ -228,21 +251,23 @@ def recommended_calibrators():
 
     :doc:`/book/03_platt_scaling` and :doc:`/book/06_density_calibration` say why on
     logit inputs; :doc:`/book/08_comparison` and :doc:`/book/which_calibrator` rank
-    these seven.
+    them.
 
     Returns
     -------
     dict
         name -> unfitted calibrator: each of :func:`all_calibrators`, replaced by its
         ``-logit`` variant of :func:`variant_calibrators` where it has one. So
-        ``IsoRegC``, ``BBQ``, ``ENIR`` and ``Hist`` with their defaults, and
-        ``Platt-logit``, ``KDE-logit``, ``DPM-logit`` on the logit of the probability.
+        ``IsoRegC``, ``BBQ``, ``ENIR``, ``Hist``, ``Beta``, ``Spline``, ``CIR`` and ``VA``
+        with their defaults, and ``Platt-logit``, ``KDE-logit``, ``DPM-logit``,
+        ``Quad-logit`` and ``ScBin-logit`` on the logit of the probability.
 
     Examples
     --------
     >>> from calibbook.experiments import recommended_calibrators
-    >>> list(recommended_calibrators())
-    ['IsoRegC', 'BBQ', 'ENIR', 'Hist', 'Platt-logit', 'KDE-logit', 'DPM-logit']
+    >>> list(recommended_calibrators())  # doctest: +NORMALIZE_WHITESPACE
+    ['IsoRegC', 'BBQ', 'ENIR', 'Hist', 'Platt-logit', 'KDE-logit', 'DPM-logit', 'Beta',
+     'Quad-logit', 'Spline', 'CIR', 'ScBin-logit', 'VA']
     """
     variants = variant_calibrators()
     out = {}

@@ -428,7 +428,10 @@ def test_classifier_scores_do_not_overflow():
 # the calibrators compared, from the registry
 # ---------------------------------------------------------------------------
 # The column order of chapter 8's tables and of its stored results (data/comparison_full.csv)
-TABLE_ORDER = ["IsoRegC", "BBQ", "ENIR", "Hist", "Platt", "KDE", "DPM"]
+TABLE_ORDER = [
+    *["IsoRegC", "BBQ", "ENIR", "Hist", "Platt", "KDE", "DPM"],
+    *["Beta", "Quad", "Spline", "CIR", "ScBin", "VA"],
+]
 
 
 def _same_calibrator(cal, entry, **params):
@@ -466,8 +469,11 @@ def test_a_newly_registered_calibrator_joins_the_comparison(monkeypatch):
 
 def test_variants_and_recommended_calibrators():
     variants = ex.variant_calibrators()
-    assert list(variants) == ["Platt-logit", "KDE-logit", "DPM-logit", "BBQ-elbow", "ENIR-elbow"]
-    for label in ("Platt", "KDE", "DPM"):
+    assert list(variants) == [
+        *["Platt-logit", "KDE-logit", "DPM-logit", "BBQ-elbow", "ENIR-elbow"],
+        *["Temp-logit", "Quad-logit", "ScBin-logit"],
+    ]
+    for label in ("Platt", "KDE", "DPM", "Temp", "Quad", "ScBin"):
         entry = registry.calibrator_entry(label)
         assert _same_calibrator(variants[f"{label}-logit"], entry, logit_input=True)
     for label in ("BBQ", "ENIR"):
@@ -475,7 +481,10 @@ def test_variants_and_recommended_calibrators():
         assert _same_calibrator(variants[f"{label}-elbow"], entry, prune="elbow")
     # one per compared method, the logit variant where there is one
     rec = ex.recommended_calibrators()
-    assert list(rec) == ["IsoRegC", "BBQ", "ENIR", "Hist", "Platt-logit", "KDE-logit", "DPM-logit"]
+    assert list(rec) == [
+        *["IsoRegC", "BBQ", "ENIR", "Hist", "Platt-logit", "KDE-logit", "DPM-logit"],
+        *["Beta", "Quad-logit", "Spline", "CIR", "ScBin-logit", "VA"],
+    ]
     assert [type(c) for c in rec.values()] == [type(c) for c in ex.all_calibrators().values()]
 
 
