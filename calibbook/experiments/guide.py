@@ -29,12 +29,27 @@ from calibbook.experiments import (
 )
 
 __all__ = [
+    "FAMILIES",
     "LeadingGroup",
     "auc_changes",
     "book_recommendations",
+    "constructor",
     "leading_group",
     "recommendations",
 ]
+
+#: The base classifiers of the comparison and the family each stands for in the guide.
+FAMILIES = {
+    "LR": "linear models",
+    "SVM": "SVMs",
+    "NB": "naive Bayes",
+    "Boost": "boosted trees",
+    "RF": "forests",
+    "MLP": "neural networks",
+}
+
+# the parameters that a comparison label's suffix stands for (calibbook.experiments)
+_SUFFIX_PARAMS = {"logit": "logit_input=True", "elbow": 'prune="elbow"'}
 
 
 @dataclass(frozen=True)
@@ -102,6 +117,50 @@ class LeadingGroup:
             f"{rank}; {tied} (Friedman p = {self.friedman_p:.2g}, then Nemenyi's critical "
             f"difference {self.critical_difference:.2f} at {self.alpha:g})"
         )
+
+
+def constructor(method):
+    """The calibbook expression that builds a method of the comparison, by its label.
+
+    Parameters
+    ----------
+    method : str
+        A label of :func:`calibbook.experiments.all_calibrators` or
+        :func:`calibbook.experiments.variant_calibrators` (``"Beta"``,
+        ``"Platt-logit"``, ``"ENIR-elbow"``, ...), or ``"none"``.
+
+    Returns
+    -------
+    str
+        For example ``"calibbook.PlattScaling(logit_input=True)"``; for ``"none"``,
+        ``"no calibrator (the raw scores)"``.
+
+    Raises
+    ------
+    ValueError
+        If the label or its suffix is unknown.
+
+    References
+    ----------
+    :doc:`/book/which_calibrator` names the class in each of its boxes.
+
+    Examples
+    --------
+    >>> from calibbook.experiments.guide import constructor
+    >>> constructor("Beta"), constructor("Quad-logit")
+    ('calibbook.BetaCalibration()', 'calibbook.QuadraticScaling(logit_input=True)')
+    """
+    from calibbook.registry import calibrator_entry
+
+    if method == "none":
+        return "no calibrator (the raw scores)"
+    label, _, suffix = method.partition("-")
+    if suffix and suffix not in _SUFFIX_PARAMS:
+        raise ValueError(
+            f"unknown variant {suffix!r} in {method!r}; known: {sorted(_SUFFIX_PARAMS)}"
+        )
+    params = _SUFFIX_PARAMS.get(suffix, "")
+    return f"calibbook.{calibrator_entry(label).cls.__name__}({params})"
 
 
 def leading_group(summary, classifier, measure, methods, *, datasets=None, alpha=0.05):
@@ -234,6 +293,24 @@ def auc_changes(summary, methods, *, tol=1e-9):
     )
 
 
+def _ranking_keeper(summary, clf, measure, methods, everyone, alpha, auc_tol):
+    """(method, evidence) of the "keep the ranking" situation for one classifier."""
+    moved = auc_changes(summary[summary["classifier"] == clf], everyone)
+    moved["largest_move"] = moved[["largest_gain", "largest_loss"]].max(axis=1)
+    keepers = [m for m in everyone if moved.loc[m, "largest_move"] <= auc_tol]
+    if not keepers:
+        least = moved["largest_move"].min()
+        return "none", f"every method moved the mean AUC by {least:.2g} or more somewhere"
+    ranked_with = list(methods) + [m for m in keepers if m not in methods]
+    ranks = leading_group(summary, clf, measure, ranked_with, alpha=alpha).ranks
+    best = min(keepers, key=lambda m: ranks[m])
+    return best, (
+        f"{best}: {measure} rank {ranks[best]:.2f} of {ranks.size}; mean AUC within "
+        f"{moved.loc[best, 'largest_move'] + 0.0:.2g} of the raw scores' on all "
+        f"{int(moved.loc[best, 'cells'])} data sets"
+    )
+
+
 def recommendations(
     summary,
     methods,
@@ -241,24 +318,27 @@ def recommendations(
     fit_seconds,
     *,
     classifiers=("LR", "SVM", "NB"),
+    measure="LogLoss",
     small=1000,
     alpha=0.05,
     auc_tol=0.005,
 ):
     """The guide's recommendation for each situation and base classifier, with its evidence.
 
+    Every situation but the last ranks the methods on ``measure``, a proper score (the
+    log-loss by default; the Brier score, or the RMSE of the ENIR paper, also work).
     Situations (rows of the result):
 
     * ``keep the ranking``: among *all* the methods of ``summary`` (not only
       ``methods``: a variant may keep the ranking where the recommended form does not),
-      those whose mean AUC never moved by more than ``auc_tol`` (:func:`auc_changes`),
-      the one with the best RMSE rank when ranked together with ``methods``; "none"
-      if no method qualifies.
-    * ``small calibration sets``: the RMSE leading group on data sets whose calibration
-      set has fewer than ``small`` cases.
+      those whose mean AUC never moved by more than ``auc_tol`` on any data set for this
+      classifier (:func:`auc_changes`), the best ranked when ranked together with
+      ``methods``; "none" if no method qualifies.
+    * ``small calibration sets``: the leading group on data sets whose calibration set
+      has fewer than ``small`` cases.
     * ``larger calibration sets``: the same on the other data sets.
-    * ``tight time budget``: the fastest fit (``fit_seconds``) within the RMSE leading
-      group on all data sets.
+    * ``tight time budget``: the fastest fit (``fit_seconds``) within the leading group
+      on all data sets.
     * ``reliable bins``: the ECE leading group (equal-width bins) on all data sets.
 
     Parameters
@@ -268,10 +348,14 @@ def recommendations(
     methods : list of str
         The methods to choose from.
     calibration_sizes : mapping
-        Data set -> number of cases the calibrators were fitted on.
+        Data set -> number of cases the calibrators were fitted on; or base classifier
+        -> such a mapping, where the classifiers were calibrated on sets of different
+        sizes (a held-out split for some of them).
     fit_seconds : mapping
         Method -> a fit time (for example at a million scores), to break ties on speed.
     classifiers : sequence of str
+    measure : str, default="LogLoss"
+        The measure that ranks the methods.
     small : int, default=1000
     alpha : float, default=0.05
     auc_tol : float, default=0.005
@@ -294,7 +378,7 @@ def recommendations(
     >>> from calibbook.experiments.guide import recommendations
     >>> rows = [(f"d{i}", "LR", m, meas, v + 0.01 * i) for i in range(12)
     ...         for m, v in [("A", 0.1), ("B", 0.2), ("raw", 0.3)]
-    ...         for meas in ("RMSE", "ECE", "AUC")]
+    ...         for meas in ("LogLoss", "ECE", "AUC")]
     >>> summary = pd.DataFrame(
     ...     rows, columns=["dataset", "classifier", "method", "measure", "value"]
     ... )
@@ -306,42 +390,28 @@ def recommendations(
     pd = require("pandas", "experiments")
 
     everyone = [m for m in summary["method"].unique() if m != "raw"]
-    moved = auc_changes(summary, everyone)
-    moved["largest_move"] = moved[["largest_gain", "largest_loss"]].max(axis=1)
-    keepers = [m for m in everyone if moved.loc[m, "largest_move"] <= auc_tol]
-    ranked_with = list(methods) + [m for m in keepers if m not in methods]
-    small_sets = [d for d, n in calibration_sizes.items() if n < small]
-    large_sets = [d for d, n in calibration_sizes.items() if n >= small]
     out = {}
     for clf in classifiers:
-        rmse = leading_group(summary, clf, "RMSE", methods, alpha=alpha)
-        cells = {}
-        if keepers:
-            ranks = leading_group(summary, clf, "RMSE", ranked_with, alpha=alpha).ranks
-            best = min(keepers, key=lambda m: ranks[m])
-            cells["keep the ranking"] = (
-                best,
-                f"{best}: RMSE rank {ranks[best]:.2f} of {ranks.size}; mean AUC within "
-                f"{moved.loc[best, 'largest_move']:.2g} of the raw scores' in all "
-                f"{int(moved.loc[best, 'cells'])} data set x classifier cells",
+        sizes = calibration_sizes.get(clf, calibration_sizes)
+        small_sets = [d for d, n in sizes.items() if n < small]
+        large_sets = [d for d, n in sizes.items() if n >= small]
+        overall = leading_group(summary, clf, measure, methods, alpha=alpha)
+        cells = {
+            "keep the ranking": _ranking_keeper(
+                summary, clf, measure, methods, everyone, alpha, auc_tol
             )
-        else:
-            least = moved["largest_move"].min()
-            cells["keep the ranking"] = (
-                "none",
-                f"every method moved the mean AUC by {least:.2g} or more somewhere",
-            )
+        }
         for label, sets, bound in (
             ("small calibration sets", small_sets, f"fewer than {small}"),
             ("larger calibration sets", large_sets, f"at least {small}"),
         ):
-            g = leading_group(summary, clf, "RMSE", methods, datasets=sets, alpha=alpha)
+            g = leading_group(summary, clf, measure, methods, datasets=sets, alpha=alpha)
             cells[label] = (g.best, f"{g.describe()}; calibration sets of {bound} cases")
-        fastest = min(rmse.group, key=lambda m: fit_seconds[m])
+        fastest = min(overall.group, key=lambda m: fit_seconds[m])
         cells["tight time budget"] = (
             fastest,
-            f"fastest fit ({fit_seconds[fastest]:.3g} s at 1e6 scores) in the RMSE leading group "
-            f"{', '.join(rmse.group)}",
+            f"fastest fit ({fit_seconds[fastest]:.3g} s at 1e6 scores) in the {measure} "
+            f"leading group {', '.join(overall.group)}",
         )
         ece = leading_group(summary, clf, "ECE", methods, alpha=alpha)
         cells["reliable bins"] = (ece.best, ece.describe())
@@ -352,21 +422,24 @@ def recommendations(
     return frame
 
 
-def book_recommendations(comparison_csv, speed_csv, *, small=1000, alpha=0.05):
+def book_recommendations(comparison_csv, speed_csv, *, measure="LogLoss", small=1000, alpha=0.05):
     """:func:`recommendations` for the book's files: the full comparison and the speed table.
 
-    The candidates are :func:`calibbook.experiments.recommended_calibrators`; each data set's
-    calibration set is its training folds (nine tenths of its rows, from
-    :func:`calibbook.datasets.benchmark_table`); a method's fit time is that of
-    ``speed_csv`` at a million scores: its own where the file times it (``Platt-logit``),
-    else its base method's (a ``-logit`` variant without a row takes the time of the method
-    it wraps; the logit costs little beside KDE's and DPM's fits).
+    The candidates are :func:`calibbook.experiments.recommended_calibrators`; the base
+    classifiers are those of ``comparison_csv``, in the order of :data:`FAMILIES`. A
+    classifier calibrated on its training folds had nine tenths of each data set's rows
+    (:func:`calibbook.datasets.benchmark_table`) to calibrate on; one calibrated on a
+    held-out split had that split of the nine tenths, as the provenance file beside the
+    CSV (``<csv>.json``, key ``protocol``) records. A method's fit time is that of
+    ``speed_csv`` at a million scores: its own where the file times it
+    (``Platt-logit``), else its base method's (a ``-logit`` variant without a row takes
+    the time of the method it wraps; the logit costs little beside the fits).
 
     Parameters
     ----------
     comparison_csv, speed_csv : path-like
         ``data/comparison_full.csv`` and ``data/speed_scaling.csv`` (or files of the same form).
-    small, alpha
+    measure, small, alpha
         As in :func:`recommendations`.
 
     Returns
@@ -376,8 +449,8 @@ def book_recommendations(comparison_csv, speed_csv, *, small=1000, alpha=0.05):
 
     Notes
     -----
-    :doc:`/book/which_calibrator` displays it; ``tests/test_guide.py`` checks that the page
-    shows what the files imply.
+    :doc:`/book/which_calibrator` displays it; ``tests/book/test_guide_page.py`` checks that
+    the page shows what the files imply.
 
     Examples
     --------
@@ -392,6 +465,9 @@ def book_recommendations(comparison_csv, speed_csv, *, small=1000, alpha=0.05):
     ['keep the ranking', 'small calibration sets', 'larger calibration sets',
      'tight time budget', 'reliable bins']
     """
+    import json
+    from pathlib import Path
+
     pd = require("pandas", "experiments")
 
     from calibbook.datasets import benchmark_table
@@ -399,8 +475,18 @@ def book_recommendations(comparison_csv, speed_csv, *, small=1000, alpha=0.05):
 
     full = pd.read_csv(comparison_csv)
     speed = pd.read_csv(speed_csv).set_index(["method", "n"])
+    provenance = Path(comparison_csv).with_suffix(".json")
+    protocols = (
+        json.loads(provenance.read_text()).get("protocol", {}) if provenance.exists() else {}
+    )
     methods = list(recommended_calibrators())
-    sizes = {row.name: int(0.9 * row.n_samples) for row in benchmark_table().itertuples()}
+    classifiers = [c for c in FAMILIES if c in set(full["classifier"])]
+    rows = {row.name: 0.9 * row.n_samples for row in benchmark_table().itertuples()}
+    sizes = {}
+    for clf in classifiers:
+        # "holdout_calibration (calib_size=0.3333)": that share of the training folds
+        share = protocols.get(clf, "").partition("calib_size=")[2].rstrip(")")
+        sizes[clf] = {d: int(n * float(share or 1.0)) for d, n in rows.items()}
     suffix = "-logit"
     fit_seconds = {
         m: float(
@@ -408,4 +494,13 @@ def book_recommendations(comparison_csv, speed_csv, *, small=1000, alpha=0.05):
         )
         for m in methods
     }
-    return recommendations(full, methods, sizes, fit_seconds, small=small, alpha=alpha)
+    return recommendations(
+        full,
+        methods,
+        sizes,
+        fit_seconds,
+        classifiers=classifiers,
+        measure=measure,
+        small=small,
+        alpha=alpha,
+    )

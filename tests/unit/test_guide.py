@@ -116,7 +116,9 @@ def test_recommendations_follow_the_rules():
     summary = pd.DataFrame(rows, columns=COLUMNS)
     sizes = {f"d{i}": 300 if i < 15 else 3000 for i in range(30)}
     seconds = {"A": 1.0, "B": 2.0, "C": 0.5, "D": 0.01, "E": 0.2}
-    recs = recommendations(summary, list("ABCDE"), sizes, seconds, classifiers=["LR"])
+    recs = recommendations(
+        summary, list("ABCDE"), sizes, seconds, classifiers=["LR"], measure="RMSE"
+    )
     got = recs[("LR", "method")]
     assert got["keep the ranking"] == "C"
     assert got["small calibration sets"] == "A"
