@@ -155,12 +155,9 @@ def constructor(method):
     if method == "none":
         return "no calibrator (the raw scores)"
     label, _, suffix = method.partition("-")
-    if suffix and suffix not in _SUFFIX_PARAMS:
-        raise ValueError(
-            f"unknown variant {suffix!r} in {method!r}; known: {sorted(_SUFFIX_PARAMS)}"
-        )
-    params = _SUFFIX_PARAMS.get(suffix, "")
-    return f"calibbook.{calibrator_entry(label).cls.__name__}({params})"
+    # a label with an unknown suffix is an unknown name: the registry's lookup says so
+    entry = calibrator_entry(label if suffix in ("", *_SUFFIX_PARAMS) else method)
+    return f"calibbook.{entry.cls.__name__}({_SUFFIX_PARAMS.get(suffix, '')})"
 
 
 def leading_group(summary, classifier, measure, methods, *, datasets=None, alpha=0.05):
