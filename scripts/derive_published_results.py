@@ -1,4 +1,5 @@
-"""Derive data/papers/{kull2017_*,calarena_binary}.csv from the authors' committed results.
+"""Derive data/papers/13_comparison_today_table_{kull2017_*,calarena_binary}.csv from the
+authors' committed results.
 
 The published comparisons are not in this repository; fetch them first (git clones or bare
 mirrors both work) and pass their paths:
@@ -279,17 +280,17 @@ def kull(root: str, out: str) -> None:
                         [variant, cname, measure, meth, KULL_LABEL[meth], f"{avg[k]:.4f}", n, pr]
                     )
     write_csv(
-        os.path.join(out, "kull2017_results.csv"),
+        os.path.join(out, "13_comparison_today_table_kull2017_results.csv"),
         ["variant", "classifier", "dataset", "method", "measure", "mean", "sd"],
         results,
     )
     write_csv(
-        os.path.join(out, "kull2017_datasets.csv"),
+        os.path.join(out, "13_comparison_today_table_kull2017_datasets.csv"),
         ["dataset", "calibbook_dataset", "relation"],
         [[ds, b, rel] for ds, (b, rel) in sorted(KULL_DATASETS.items())],
     )
     write_csv(
-        os.path.join(out, "kull2017_ranks.csv"),
+        os.path.join(out, "13_comparison_today_table_kull2017_ranks.csv"),
         [
             "variant",
             "classifier",
@@ -387,7 +388,7 @@ def calarena(root: str, out: str) -> None:
             ]
         )
     write_csv(
-        os.path.join(out, "calarena_binary.csv"),
+        os.path.join(out, "13_comparison_today_table_calarena_binary.csv"),
         [
             "method_set",
             "benchmark",

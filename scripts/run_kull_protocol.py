@@ -2,12 +2,12 @@
 
 Writes ``data/kull_protocol_rerun.csv`` (and ``.json`` beside it), which chapter 13
 (``book/13_comparison_today.ipynb``) sets beside the authors' published results
-(``data/papers/kull2017_results.csv``, their ``results_no_platt`` run).
+(``data/papers/13_comparison_today_table_kull2017_results.csv``, their ``results_no_platt`` run).
 
 Their protocol (``experiments/main.py`` and ``calib/utils/calibration.py`` of
 ``betacal/post-aistats2017``), as rerun here:
 
-* the data sets of ``data/papers/kull2017_datasets.csv`` whose relation is
+* the data sets of ``data/papers/13_comparison_today_table_kull2017_datasets.csv`` whose relation is
   ``same_task`` (the same data and the same binary task as one of our 40);
 * ``--repeats`` repetitions (default 10) of stratified 5-fold cross-validation
   (repetition r shuffled with seed r);
@@ -67,7 +67,9 @@ def shared_datasets():
     """Our names of the data sets that Kull et al. use in the same binary task."""
     import pandas as pd
 
-    table = pd.read_csv(ROOT / "data" / "papers" / "kull2017_datasets.csv")
+    table = pd.read_csv(
+        ROOT / "data" / "papers" / "13_comparison_today_table_kull2017_datasets.csv"
+    )
     same = table[table["relation"] == "same_task"]
     return dict(zip(same["calibbook_dataset"], same["dataset"], strict=True))
 
