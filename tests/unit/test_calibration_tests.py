@@ -355,7 +355,11 @@ def test_intercept_slope_solve_the_score_equations_on_awkward_data(data):
     assert abs(score_at(y, x, w, a_b, got.slope)[1]) <= 1e-8 * scale
     # standard errors: the inverse information, written out
     pq = w * expit(got.intercept + x) * expit(-got.intercept - x)
-    assert got.intercept_se == pytest.approx(1.0 / np.sqrt(pq.sum()), rel=1e-6)
+    # The score check pins the intercept to about 1e-9 * total / pq.sum(); where the fitted
+    # probabilities saturate (pq.sum() tiny) that leaves the standard error loose, so compare
+    # it to what the intercept's own precision allows.
+    se_rel = max(1e-6, 1e-9 * total / pq.sum())
+    assert got.intercept_se == pytest.approx(1.0 / np.sqrt(pq.sum()), rel=se_rel)
     pq = w * expit(a_b + got.slope * x) * expit(-a_b - got.slope * x)
     info = np.array([[pq.sum(), (pq * x).sum()], [(pq * x).sum(), (pq * x * x).sum()]])
     assert got.slope_se == pytest.approx(np.sqrt(np.linalg.inv(info)[1, 1]), rel=1e-6)
