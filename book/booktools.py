@@ -71,7 +71,7 @@ def claim(key, holds, statement):
         raise ClaimError(f"claim {key!r} no longer holds: {statement}")
 
 
-def show_table(table, digits=3, *, index=True, formats=None):
+def show_table(table, digits=3, *, index=True, formats=None, compact=False):
     """Show a DataFrame (or its Styler) as a rounded HTML table.
 
     The book renders the HTML. The output also carries the same table as plain text, rounded
@@ -88,6 +88,9 @@ def show_table(table, digits=3, *, index=True, formats=None):
         Whether to show the index.
     formats : dict, optional
         Column name to a format string or function, for columns that need another format.
+    compact : bool, default False
+        A smaller type and tighter cells, for a table of many columns that would otherwise be
+        wider than the text column.
     """
     styler = table if not isinstance(table, pd.DataFrame) else table.style
     frame = styler.data
@@ -103,7 +106,8 @@ def show_table(table, digits=3, *, index=True, formats=None):
     # a stable id, so that re-running a cell does not change its HTML for nothing
     key = repr((list(map(str, frame.columns)), list(map(str, frame.index))))
     styler = styler.set_uuid(hashlib.sha1(key.encode()).hexdigest()[:8])
-    styler = styler.set_table_attributes('class="dataframe calibbook-table"')
+    classes = "dataframe calibbook-table" + (" calibbook-compact" if compact else "")
+    styler = styler.set_table_attributes(f'class="{classes}"')
     plain = frame.to_string(
         index=index,
         na_rep="",

@@ -52,19 +52,6 @@ pytestmark = pytest.mark.built_book
 # ---------------------------------------------------------------------------
 PAGES = toc_pages() if HTML.is_dir() else []
 
-# Known layout defects of the pages written for issue 30 (session 13): tables and display
-# equations wider than the ~610px text column. Strict, so a page that is fixed must leave the
-# list; the closing note of session 13 lists what each needs.
-LAYOUT_PENDING = {
-    "book/13_comparison_today": "rank tables of 12 columns wider than the column",
-}
-PAGE_PARAMS = [
-    pytest.param(d, marks=pytest.mark.xfail(reason=LAYOUT_PENDING[d], strict=True))
-    if d in LAYOUT_PENDING
-    else d
-    for d in PAGES
-]
-
 
 def _skip_reason() -> str | None:
     if not (HTML / "index.html").is_file():
@@ -185,7 +172,7 @@ _IMAGES_JS = """async () => {
 
 
 @pytest.mark.skipif(SKIP is not None, reason=SKIP or "")
-@pytest.mark.parametrize("docname", PAGE_PARAMS)
+@pytest.mark.parametrize("docname", PAGES)
 def test_page_in_browser(docname, server, browser):
     url = urljoin(server, docname + ".html")
     problems: list[str] = []
