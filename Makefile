@@ -71,7 +71,7 @@ PYTEST = $(VPY) -m pytest -n $(PYTEST_WORKERS)
 # The library's unit tests with check_estimator on its representative subset: make unit, the
 # second arithmetic path and make lowest. tests/book and tests/repo read files (notebooks,
 # their glue, README, Makefile, the environment files) and compare text, so they run once.
-UNIT_TESTS = tests/unit -m "not full_sweep"
+UNIT_TESTS = tests/unit -m "not full_sweep and not cold_compile"
 
 # PYTEST_ARGS: more options for make unit, e.g. PYTEST_ARGS="--lf" or PYTEST_ARGS="-k isotonic".
 unit: env

@@ -10,37 +10,6 @@ from numba import njit
 
 
 @njit(cache=True)
-def merge_sorted_runs(neg, pos):
-    """Merge the sorted scores of negatives and positives into runs of equal scores.
-
-    Returns ``values`` (strictly increasing), ``weights`` (rows per value) and
-    ``positives`` (positive rows per value), each of length R <= len(neg) + len(pos).
-    """
-    n_neg, n_pos = neg.shape[0], pos.shape[0]
-    n = n_neg + n_pos
-    values = np.empty(n, np.float64)
-    weights = np.empty(n, np.float64)
-    positives = np.empty(n, np.float64)
-    i = j = 0
-    r = -1
-    while i < n_neg or j < n_pos:
-        if j >= n_pos or (i < n_neg and neg[i] <= pos[j]):
-            v, is_pos = neg[i], 0.0
-            i += 1
-        else:
-            v, is_pos = pos[j], 1.0
-            j += 1
-        if r < 0 or v != values[r]:
-            r += 1
-            values[r] = v
-            weights[r] = 0.0
-            positives[r] = 0.0
-        weights[r] += 1.0
-        positives[r] += is_pos
-    return values[: r + 1], weights[: r + 1], positives[: r + 1]
-
-
-@njit(cache=True)
 def weighted_runs(values, weights, labels, order):
     """Runs of equal scores, visiting rows in ``order`` (an argsort of ``values``).
 
@@ -99,10 +68,11 @@ def split_with_sentinels(scores, labels):
 
 @njit(cache=True)
 def merge_runs_with_sentinels(buf, n_neg):
-    """``merge_sorted_runs`` over the buffer of ``split_with_sentinels`` with sorted parts.
+    """Merge the sorted negatives and positives of ``split_with_sentinels`` into runs.
 
-    The same runs, bit for bit (a tie between a negative and a positive takes the
-    negative first, as there); the +inf sentinels remove the bounds checks, and the
+    Runs of equal scores: ``values`` (strictly increasing), ``weights`` (rows per value)
+    and ``positives`` (positive rows per value). A tie between a negative and a positive
+    takes the negative first; the +inf sentinels remove the bounds checks, and the
     choice of the next score is a select rather than a branch on random labels.
     """
     n = buf.shape[0] - 2

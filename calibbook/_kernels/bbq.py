@@ -184,7 +184,7 @@ def cuts_of_runs(values, weights, positives, b_min, b_max):
     tol = _TIE_ULPS * 2.0**-52 * total
     whole = exact + carry
     exact = carry = 0.0  # now the weight below, compensated
-    size = 0
+    size = np.int64(0)  # not a literal 0: one specialization of _new_record
     for big_b in range(b_min, b_max + 1):
         size += big_b - 1
     record = _new_record(size)

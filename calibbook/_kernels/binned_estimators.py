@@ -96,9 +96,9 @@ def _bin_of(keys, r, n_bins, total, equal_mass, n_terms):
         return uniform_bin(keys[r], n_bins)
     u = min(max(int(keys[r] * n_bins / total), 0), n_bins - 1)
     # the estimate is off by at most one edge after rounding: settle it exactly
-    while u < n_bins - 1 and keys[r] >= _threshold(u + 1, n_bins, total, True, n_terms):
+    while u < n_bins - 1 and keys[r] >= share_threshold(u + 1, n_bins, total, n_terms):
         u += 1
-    while u > 0 and keys[r] < _threshold(u, n_bins, total, True, n_terms):
+    while u > 0 and keys[r] < share_threshold(u, n_bins, total, n_terms):
         u -= 1
     return u
 
@@ -163,7 +163,7 @@ def _bin_starts(keys, n_bins, total, equal_mass, n_terms):
 def _violates_all(keys, cum_pos, cum_neg, descents, n_bins, total, equal_mass, n_terms, slack):
     """Whether b bins break monotonicity, checking every pair of adjacent non-empty bins."""
     starts = _bin_starts(keys, n_bins, total, equal_mass, n_terms)
-    prev_start = prev_end = -1
+    prev_start = prev_end = np.int64(-1)  # typed int64 from the start: one specialization
     for k in range(n_bins):
         s, e = starts[k], starts[k + 1]
         if e == s:

@@ -48,7 +48,7 @@ def equal_frequency_bins(weights, positives, n_bins, n_terms=-1):
     bin_positive = np.zeros(n_bins, np.float64)
     starts[0] = 0
     below = 0.0
-    k = 1
+    k = np.int64(1)  # not a literal 1: one specialization of share_threshold
     for r in range(n_runs):
         while k < n_bins and below >= share_threshold(k, n_bins, total, n_terms):
             starts[k] = r

@@ -88,7 +88,7 @@ def bridges(weights, sums):
     lefts = np.empty(r, np.int64)
     rights = np.empty(r, np.int64)
     c = 0  # the bridge's left end is L_c
-    t = _tangent(cx, cy, nxt, cx[0] - 1.0, cy[0] - 1.0, 1)
+    t = _tangent(cx, cy, nxt, cx[0] - 1.0, cy[0] - 1.0, np.int64(1))  # int64, not Literal[1]
     for i in range(1, r + 1):
         if i > 1:
             lx, ly = cx[c] - 1.0, cy[c] - 1.0

@@ -40,18 +40,12 @@ def sorted_runs(scores, labels=None, weights=None):
     ``np.sort`` is several times faster than ``argsort``) and merged in one pass.
     Rows of zero weight are dropped: they are absent rows.
     """
-    from calibbook._kernels.aggregate import (
-        merge_runs_with_sentinels,
-        merge_sorted_runs,
-        weighted_runs,
-    )
+    from calibbook._kernels.aggregate import merge_runs_with_sentinels, weighted_runs
 
-    if weights is None:
-        if labels is None:
-            return merge_sorted_runs(np.sort(scores), np.empty(0))
-        return merge_runs_with_sentinels(*split_sorted(scores, labels))
     if labels is None:
         labels = np.zeros_like(scores)
+    if weights is None:
+        return merge_runs_with_sentinels(*split_sorted(scores, labels))
     return weighted_runs(scores, weights, labels, np.argsort(scores))
 
 

@@ -53,7 +53,8 @@ class ScoredPath:
 
         mode = {None: 0, "bernoulli": 1, "gaussian": 2}[score]
         separate = np.empty(0) if score_sums is None else score_sums
-        out = scored_path(weights, sums, separate, mode)
+        # every argument given: the signature near_isotonic_path compiles, so one specialization
+        out = scored_path(weights, sums, separate, mode, 1e-12, 1e-12)
         path = NearIsotonicPath(values, weights, sums, *out[:5])
         return cls(path, sums if score_sums is None else score_sums, *out[5:])
 

@@ -4,13 +4,43 @@ Kept as it was, so do not tidy it.
 """
 
 import numpy as np
+from numba import njit
+
+
+@njit
+def merge_sorted_runs(neg, pos):
+    """Runs of equal scores from the sorted scores of negatives and positives.
+
+    calibbook's kernel of that time (``calibbook._kernels.aggregate``), moved here when the
+    package stopped using it.
+    """
+    n_neg, n_pos = neg.shape[0], pos.shape[0]
+    n = n_neg + n_pos
+    values = np.empty(n, np.float64)
+    weights = np.empty(n, np.float64)
+    positives = np.empty(n, np.float64)
+    i = j = 0
+    r = -1
+    while i < n_neg or j < n_pos:
+        if j >= n_pos or (i < n_neg and neg[i] <= pos[j]):
+            v, is_pos = neg[i], 0.0
+            i += 1
+        else:
+            v, is_pos = pos[j], 1.0
+            j += 1
+        if r < 0 or v != values[r]:
+            r += 1
+            values[r] = v
+            weights[r] = 0.0
+            positives[r] = 0.0
+        weights[r] += 1.0
+        positives[r] += is_pos
+    return values[: r + 1], weights[: r + 1], positives[: r + 1]
 
 
 def _old_bbq_kernels():
     """The BBQ kernels before the sweep: a binary search per cut, then a search per bin."""
     import math
-
-    from numba import njit
 
     from calibbook._kernels.binning import midpoint
 
@@ -102,7 +132,7 @@ _OLD_BBQ = []
 
 def _old_bbq_fit(s, y, w, strength, clip, prune, prune_alpha):
     """Frozen copy of ``BBQ._fit`` before the sweep (runs from the old ``sorted_runs``)."""
-    from calibbook._kernels.aggregate import merge_sorted_runs, weighted_runs
+    from calibbook._kernels.aggregate import weighted_runs
     from calibbook.calibrators._model_averaging import pruning_alpha, relative_likelihoods
     from calibbook.calibrators.bbq import _bin_range
 

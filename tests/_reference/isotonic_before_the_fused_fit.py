@@ -7,7 +7,7 @@ import numpy as np
 
 def _old_sorted_runs(scores, labels):
     """Frozen copy of the unweighted ``sorted_runs`` before the fused path (boolean masks)."""
-    from calibbook._kernels.aggregate import merge_sorted_runs
+    from tests._reference.bbq_before_the_sweep import merge_sorted_runs
 
     is_pos = labels == 1
     return merge_sorted_runs(np.sort(scores[~is_pos]), np.sort(scores[is_pos]))

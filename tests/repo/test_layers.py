@@ -38,6 +38,8 @@ ALLOWED = {
         "plotting",
     },
     "__init__": {"_utils"},
+    # python -m calibbook.warmup: runs the calibrators and measures to compile their kernels
+    "warmup": {"_kernels", "calibrators", "registry", "metrics"},
 }
 
 

@@ -142,7 +142,7 @@ def exact_fits(
     coef = block_coef.copy()
     moving = np.empty(n_blocks, np.int64)
     where = np.full(n_blocks, -1, np.int64)
-    n_moving = 0
+    n_moving = np.int64(0)  # not a literal 0: one specialization of _unlist
     for b in range(n_blocks):
         if coef[b] != 0.0:
             moving[n_moving] = b

@@ -527,5 +527,5 @@ def near_isotonic_path(weights, sums, tol=1e-12):
     merge_lam, merge_left, merge_right, merge_coef, violations
         As :func:`scored_path` returns them.
     """
-    out = scored_path(weights, sums, np.empty(0, np.float64), 0, tol, 1e-12)
+    out = scored_path(weights, sums, np.empty(0, np.float64), np.int64(0), tol, 1e-12)
     return out[0], out[1], out[2], out[3], out[4]
