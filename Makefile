@@ -1,18 +1,21 @@
 # calibbook: build the book, run the tests.
 #
 #   make env        create or refresh .venv with calibbook[book,test,distributed] at the exact
-#                   versions of constraints.txt (the ones the notebooks were executed with)
+#                   versions of constraints.txt (the ones the notebooks were executed with),
+#                   then compile every numba kernel into _build/numba-cache (calibbook.warmup)
 #   make book       build the HTML book into _build/html (renders the committed notebook outputs)
 #   make unit       the library's unit tests (tests/unit), check_estimator on its representative
 #                   subset: the quick loop while you change calibbook/ (under 5 minutes on 2 cores)
 #   make lint       ruff check and ruff format --check (what the pre-commit hooks run)
-#   make test       everything CI runs: make lint; all the tests (tests/unit, tests/book,
-#                   tests/repo, check_estimator's full sweep) as the machine computes, then the unit
-#                   tests on other SIMD and BLAS paths; the docstring examples; nbval on book/ on
-#                   both paths; the warning-free book build; the built pages in headless Chromium;
-#                   then make lowest when a CPython 3.10 is installed
+#   make test       everything CI runs: make lint; nbval on book/ (which must compile no kernel:
+#                   make env warmed them); all the tests (tests/unit, tests/book, tests/repo,
+#                   check_estimator's full sweep) as the machine computes, then the unit tests on
+#                   other SIMD and BLAS paths; the docstring examples; nbval on the other path;
+#                   the warning-free book build; the built pages in headless Chromium; then make
+#                   lowest when a CPython 3.10 is installed
 #   make lowest     the unit tests against the lowest versions pyproject.toml allows (.venv-lowest)
-#   make bench      every benchmark in one table (benchmarks/run_all.py), then refresh
+#   make bench      every benchmark in one table (benchmarks/run_all.py; the cold start in fresh
+#                   processes with an empty and a warm numba cache among them), then refresh
 #                   data/speed_scaling.csv and re-execute chapter 8 and the decision guide
 #   make bench-netcal  calibbook's ENIR and BBQ against netcal's (in .venv-netcal, with torch)
 #   make lock       re-resolve constraints.txt for every supported CPython (needs network)
@@ -58,8 +61,19 @@ NPY_OPTIONAL_FEATURES = $(shell $(VPY) -c "from numpy._core import _multiarray_u
 # CPython 3.10 and older numba write files of their own beside these.
 export NUMBA_CACHE_DIR ?= $(CURDIR)/_build/numba-cache
 
+# make env also fills that cache: python -m calibbook.warmup compiles every kernel once, so that
+# no test, notebook or benchmark waits for a compile. It runs again when calibbook's sources
+# or the installed packages change (numba recompiles a kernel whose source file changed).
+WARM_STAMP = $(NUMBA_CACHE_DIR)/calibbook-warmed
+CALIBBOOK_SOURCES = $(shell find calibbook -name '*.py' -not -path '*/__pycache__/*' 2>/dev/null)
+
 env:
 	@bash scripts/make_venv.sh "$(PYTHON)" "$(VENV)" $(PYTHON_CHOSEN) $(BOOK_PYTHON_MIN) $(BOOK_PYTHON_MAX)
+	@$(MAKE) --no-print-directory $(WARM_STAMP)
+
+$(WARM_STAMP): $(CALIBBOOK_SOURCES) $(VENV)/.installed
+	$(VPY) -m calibbook.warmup --quiet
+	@touch $@
 
 book: env
 	$(JB) build . -W -n --keep-going
@@ -82,12 +96,14 @@ lint: env
 	$(RUFF_CHECK)
 	$(VENV)/bin/ruff format --check .
 
+# nbval runs first, right after make env has warmed the numba cache: its check that the
+# notebooks compile no kernel would prove nothing after the tests had compiled their own.
 test: env
 	$(MAKE) --no-print-directory lint
+	$(MAKE) --no-print-directory nbval
 	$(PYTEST) -m "not built_book" tests/unit tests/book tests/repo
 	$(OTHER_ARITHMETIC) $(PYTEST) -p no:cacheprovider $(UNIT_TESTS)
 	$(VPY) -m pytest --doctest-modules calibbook
-	$(MAKE) --no-print-directory nbval
 	$(MAKE) --no-print-directory nbval-other-arithmetic
 	$(JB) build . -W -n --keep-going
 	$(PYTEST) tests/book/test_browser.py
@@ -100,14 +116,18 @@ NBVAL_CACHE = $(CURDIR)/_build/nbval-cache
 NBVAL = CALIBBOOK_CACHE=$(NBVAL_CACHE) MPLBACKEND=$(NBVAL_MPLBACKEND) $(VPY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile --nbval-lax \
 	--nbval-current-env --nbval-sanitize-with book/nbval_sanitize.cfg -p no:cacheprovider
 
+# Both passes fail if a notebook compiled a kernel that make env's warm-up did not
+# (scripts/numba_cache_watch.py compares the cache folder before and after).
+CACHE_WATCH = $(VPY) scripts/numba_cache_watch.py -- env
+
 nbval: env
 	@test -n "$(strip $(NOTEBOOKS))" || { echo "error: no notebooks under book/ for nbval to run" >&2; exit 1; }
 	rm -rf $(NBVAL_CACHE)
-	$(NBVAL) book/
+	$(CACHE_WATCH) $(NBVAL) book/
 
 nbval-other-arithmetic: env
 	rm -rf $(NBVAL_CACHE)
-	$(OTHER_ARITHMETIC) $(NBVAL) book/
+	$(CACHE_WATCH) $(OTHER_ARITHMETIC) $(NBVAL) book/
 
 # The library's floor: pyproject.toml's lowest direct dependencies (those of the distributed
 # and experiments extras too, so that test_distributed and the pandas and matplotlib tests run),

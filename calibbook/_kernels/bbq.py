@@ -77,12 +77,16 @@ def _lgamma_n(state, m, n, strength):
 @njit(cache=True)
 def _n_fractions(order):
     """Number of reduced fractions in (0, 1) with denominator <= order: sum of phi(q)."""
-    phi = np.arange(order + 1)
+    phi = np.empty(order + 1, np.int64)
+    for q in range(order + 1):  # loops rather than np.arange and .sum(): quicker to compile
+        phi[q] = q
+    total = 0
     for q in range(2, order + 1):
         if phi[q] == q:  # q is prime
             for multiple in range(q, order + 1, q):
                 phi[multiple] -= phi[multiple] // q
-    return int(phi[2:].sum())
+        total += phi[q]
+    return total
 
 
 @njit(cache=True)
@@ -242,7 +246,8 @@ def bbq_log_marginals(record, total, pos_total, b_min, b_max, strength, prior_cl
     rec_first, rec_step, rec_run, rec_below, rec_pos, rec_cut = record
     n_models = b_max - b_min + 1
     state = np.zeros((n_models, _N_STATE), np.float64)
-    state[:, _N0] = state[:, _N1] = -1.0
+    for m in range(n_models):
+        state[m, _N0] = state[m, _N1] = -1.0
     lg_c = math.lgamma(strength)
     for e in range(rec_run.shape[0]):
         r = rec_run[e]

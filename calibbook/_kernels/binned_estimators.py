@@ -171,7 +171,13 @@ def _violates_all(keys, cum_pos, cum_neg, descents, n_bins, total, equal_mass, n
         # a drop counts only if the two bins hold a descent of the runs' own rates
         # (always true in exact arithmetic), so that both checks decide alike
         if prev_start >= 0 and _drops(cum_pos, cum_neg, prev_start, prev_end, s, e, slack):
-            i = np.searchsorted(descents, prev_start)  # first descent j >= prev_start
+            i, stop = 0, descents.shape[0]
+            while i < stop:  # bisect for the first descent j >= prev_start
+                mid = (i + stop) >> 1
+                if descents[mid] < prev_start:
+                    i = mid + 1
+                else:
+                    stop = mid
             if i < descents.shape[0] and descents[i] <= e - 2:  # runs j, j + 1 both inside
                 return True
         prev_start, prev_end = s, e

@@ -74,7 +74,8 @@ def pav_resampled(x, weights, sums, at):
                 xs[q] = x[i]
                 q += 1
         if q == 0:
-            out[r, :] = np.nan
+            for j in range(out.shape[1]):
+                out[r, j] = np.nan
             continue
         _pav_present(w, sums[r], keep[:q], fitted)
         _interpolate(xs[:q], fitted[:q], at, out[r])

@@ -301,7 +301,8 @@ def coordinate_ascent(
     for it in range(1, max_iter + 1):
         n_iter = it
         previous = bound
-        centre[:] = mean
+        for k in range(n_comp):  # a loop: numba's slice assignment compiles string code
+            centre[k] = mean[k]
         entropy = e_step_statistics(x, w, a, b, beta, mean, nu, cov, nk, sd, sdd)
         m_step(
             nk,

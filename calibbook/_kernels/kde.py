@@ -21,6 +21,8 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from calibbook._kernels.binning import count_at_or_below, count_below
+
 # Coefficients q_p of K(u) = sum_p q_p |u|^p on |u| <= 1 (each integrates to 1).
 BOXCAR = np.array([0.5])
 EPANECHNIKOV = np.array([0.75, 0.0, -0.75])
@@ -123,13 +125,13 @@ def compact_kernel_sums(
     n_cells = cell_start.shape[0] - 1
     for r in range(queries.shape[0]):
         x = queries[r]
-        lo = np.searchsorted(xs, x - h, side="left")
-        hi = np.searchsorted(xs, x + h, side="right")
+        lo = count_below(xs, x - h)
+        hi = count_at_or_below(xs, x + h)
         if hi <= lo:
             out_sum[r] = 0.0
             out_mass[r] = -1.0
             continue
-        mid = np.searchsorted(xs, x, side="right")  # points <= x have u >= 0
+        mid = count_at_or_below(xs, x)  # points <= x have u >= 0
         total = 0.0
         mass = 0.0
         c = point_cell[lo]
@@ -168,15 +170,15 @@ def gaussian_log_sums(xs, w, h, queries, cutoff, out, nearest):
     two_h2 = 2.0 * h * h
     for r in prange(queries.shape[0]):
         x = queries[r]
-        k = np.searchsorted(xs, x)
+        k = count_below(xs, x)
         if k == n or (k > 0 and x - xs[k - 1] <= xs[k] - x):
             k -= 1
         xn = xs[k]
         dmin = abs(x - xn)
         reach = math.sqrt(dmin * dmin + two_h2 * cutoff)
         # the nearest point always counts (x +- reach can round past it when h is tiny)
-        lo = min(np.searchsorted(xs, x - reach, side="left"), k)
-        hi = max(np.searchsorted(xs, x + reach, side="right"), k + 1)
+        lo = min(count_below(xs, x - reach), k)
+        hi = max(count_at_or_below(xs, x + reach), k + 1)
         s = 0.0
         for i in range(lo, hi):
             s += w[i] * math.exp(-((xn - xs[i]) * (2.0 * x - xs[i] - xn)) / two_h2)

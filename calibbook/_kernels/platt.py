@@ -211,8 +211,8 @@ def inverse_temperature_newton(derivatives, max_iter=100):
             beta = lo if lo == high_bound else hi if hi == low_bound else 0.5 * (lo + hi)
             return beta, it, _bound_status(beta)
         # Newton on log(beta); with no curvature (saturated or constant logits), leave the bracket
-        step = -g / (beta * h) if h > 0.0 else (np.inf if g < 0.0 else -np.inf)
-        with np.errstate(over="ignore"):
+        with np.errstate(over="ignore"):  # a tiny curvature overflows the step: leave the bracket
+            step = -g / (beta * h) if h > 0.0 else (np.inf if g < 0.0 else -np.inf)
             new = beta * np.exp(step)
         if abs(new - beta) <= 4 * _EPS * beta:
             return min(max(new, lo), hi), it, 0

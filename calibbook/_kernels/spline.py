@@ -19,10 +19,12 @@ def bspline_rows(u, t, start, val):
     four times; the basis has t.size + 2 functions.
     """
     k = t.shape[0]
-    tau = np.empty(k + 6)
-    tau[:3] = 0.0
-    tau[3 : k + 3] = t
-    tau[k + 3 :] = 1.0
+    # filled in loops: numba compiles slice assignment with its error messages (a second)
+    tau = np.zeros(k + 6)
+    for j in range(k):
+        tau[3 + j] = t[j]
+    for j in range(k + 3, k + 6):
+        tau[j] = 1.0
     left = np.empty(4)
     right = np.empty(4)
     first = tau[4]  # the first knot after 0 (1 when there is no interior knot)
@@ -83,8 +85,10 @@ def logistic_sums(start, val, y, w, eta, e, log1p_e, grad, hess):
     are faster than a scalar loop's): log(1 + e^eta) = max(eta, 0) + log1p(e), and
     p = expit(eta) is 1 / (1 + e) or e / (1 + e), so nothing overflows.
     """
-    grad[:] = 0.0
-    hess[:, :] = 0.0
+    for j in range(grad.shape[0]):  # loops, not slice assignment: see bspline_rows
+        grad[j] = 0.0
+        for m in range(hess.shape[1]):
+            hess[j, m] = 0.0
     loss = 0.0
     for r in range(start.shape[0]):
         wr = w[r]

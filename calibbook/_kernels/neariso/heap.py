@@ -29,8 +29,9 @@ def _radix_heap(n_entries):
     """An empty radix heap for up to ``n_entries`` entries: (pool keys, pool nodes, meta)."""
     n_chunks = n_entries // _CHUNK + 2 * _BUCKETS
     meta = np.empty(_NEXT + 2 * n_chunks, np.int64)
-    meta[_HEADS : _HEADS + _BUCKETS] = -1
-    meta[_FILLS : _FILLS + _BUCKETS] = 0
+    for b in range(_BUCKETS):
+        meta[_HEADS + b] = -1
+        meta[_FILLS + b] = 0
     meta[_FREE_TOP] = n_chunks
     meta[_HELD] = 0
     free = _NEXT + n_chunks
