@@ -52,7 +52,10 @@ def _as_1d_float(values, name):
         )
     if arr.size == 0:
         raise ValueError(f"{name} is empty; at least one sample is needed.")
-    return np.ascontiguousarray(arr)
+    arr = np.ascontiguousarray(arr)
+    # a read-only array (pandas' to_numpy, a memory map) is another argument type to numba:
+    # one more compilation of every kernel it reaches, and a miss in a warmed cache
+    return arr if arr.flags.writeable else arr.copy()
 
 
 def check_scores(scores, *, name="scores", probabilities=False, estimator=None):

@@ -3,8 +3,9 @@
 Each check runs in a fresh interpreter whose NUMBA_CACHE_DIR is an empty folder: the state of
 a fresh install. The warm-up must reach every kernel of calibbook._kernels (a kernel it
 misses compiles in the user's first fit instead), and each kernel must compile to one
-specialization (a second one, from a literal argument or another dtype, doubles its compile
-time and is missed by a cache warmed with the first).
+specialization (a second one, from a literal argument, another dtype or a read-only array,
+doubles its compile time and is missed by a cache warmed with the first), also when the
+calibrators then see strided, read-only, float32, boolean or list inputs.
 """
 
 import json
@@ -17,9 +18,29 @@ import pytest
 pytestmark = pytest.mark.cold_compile
 
 _CHILD = """
-import json
+import json, warnings
+import numpy as np
+from calibbook.registry import registered
 from calibbook.warmup import kernel_dispatchers, warm
 report = warm(progress=False)
+# inputs of other kinds must reach the same specializations: validation normalises them
+rng = np.random.default_rng(1)
+table = rng.uniform(size=(300, 2))
+strided = table[:, 1]  # a column of predict_proba's output: not contiguous
+labels = (rng.uniform(size=300) < strided).astype(np.int64)
+read_only = strided.copy()
+read_only.flags.writeable = False  # as pandas' to_numpy gives under copy-on-write
+kinds = [
+    (strided, labels, None),
+    (read_only, labels.astype(bool), read_only + 1.0),
+    (strided.astype(np.float32), list(labels), None),
+]
+kinds[1][2].flags.writeable = False
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    for s, y, w in kinds:
+        for entry in registered():
+            entry.make().fit(s, y, sample_weight=w).predict(s)
 dispatchers = kernel_dispatchers()
 print(json.dumps({
     "compiled": report.compiled,

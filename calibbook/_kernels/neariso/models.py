@@ -217,10 +217,14 @@ def model_average(
     X = np.empty(n_nodes, np.float64)
     coef = np.empty(n_nodes, np.float64)
     birth = np.zeros(n_nodes, np.int64)
-    death = np.full(n_nodes, n_models, np.int64)
-    parent = -np.ones(n_nodes, np.int64)
-    node_of = np.arange(n)  # current node of each block
+    death = np.empty(n_nodes, np.int64)
+    parent = np.empty(n_nodes, np.int64)
+    for node in range(n_nodes):  # a loop compiles faster than np.full and -np.ones
+        death[node] = n_models
+        parent[node] = -1
+    node_of = np.empty(n, np.int64)  # current node of each block
     for r in range(n):
+        node_of[r] = r
         W[r], S[r], X[r], coef[r] = block_weight[r], block_sum[r], block_score_sum[r], block_coef[r]
     for k in range(n_events):
         a, b = node_of[left[k]], node_of[right[k]]
