@@ -8,7 +8,7 @@ environment is made, and every later process loads the compiled code from the ca
     python -m calibbook.warmup
 
 It fits every registered calibrator under each option that reaches other kernels, and runs
-every measure of :mod:`calibbook.metrics`, on a small synthetic problem (about a minute on
+every measure of :mod:`calibbook.metrics`, on a small synthetic problem (35 s on
 two cores with an empty cache, a few seconds with a warm one).
 
 Where the cache lives
