@@ -37,23 +37,42 @@ def splinecalib_time(s, y):
 
 
 def measure(sizes, repeats):
-    """Rows: N, the three fit times, the ratio and whether the target holds."""
+    """Rows: the fixed-penalty fit and the cross-validated one, against isotonic's fit."""
     rows = []
     for i, n in enumerate(map(int, sizes)):
         s, y = synthetic(n)
         fixed = SplineCalibration(penalty=1.0)
         iso = IsotonicCalibration()
         t_fixed, t_iso = interleaved([lambda: fixed.fit(s, y), lambda: iso.fit(s, y)], repeats)
+        predicts = [lambda: fixed.predict(s), lambda: iso.predict(s)]
+        t_pred, t_iso_pred = interleaved(predicts, repeats)
         (t_cv,) = interleaved([lambda: SplineCalibration().fit(s, y)], 1)
+        base = {
+            "n": n,
+            "baseline": "IsotonicCalibration",
+            "baseline_fit_s": t_iso,
+            "baseline_predict_s": t_iso_pred,
+            "splinecalib_s": splinecalib_time(s, y) if i == 0 else None,
+        }
+        applies = n == 10**6
         rows.append(
             {
-                "n": n,
-                "fixed_s": t_fixed,
-                "isotonic_s": t_iso,
-                "cv_s": t_cv,
-                "splinecalib_s": splinecalib_time(s, y) if i == 0 else None,
-                "ratio": t_fixed / t_iso,
-                "target_met": (t_fixed <= TARGET * t_iso) if n == 10**6 else None,
+                **base,
+                "method": "SplineCalibration(penalty=1.0)",
+                "fit_s": t_fixed,
+                "predict_s": t_pred,
+                "target": f"fit <= {TARGET:g}x IsotonicCalibration's fit at 1e6" if applies else "",
+                "target_met": (t_fixed <= TARGET * t_iso) if applies else None,
+            }
+        )
+        rows.append(
+            {
+                **base,
+                "method": "SplineCalibration (penalty by 5-fold CV, excepted)",
+                "fit_s": t_cv,
+                "predict_s": t_pred,
+                "target": "",
+                "target_met": None,
             }
         )
     return rows
@@ -66,11 +85,13 @@ def main():
         f"{'N':>8} {'fixed s':>8} {'iso s':>8} {'fixed/iso':>9} {'CV s':>8} "
         f"{'splinecalib s':>13} {'target met':>10}"
     )
-    for row in measure(args.sizes, args.repeats):
-        ref = f"{row['splinecalib_s']:13.3f}" if row["splinecalib_s"] else f"{'-':>13}"
+    rows = measure(args.sizes, args.repeats)
+    for fixed, cv in zip(rows[::2], rows[1::2], strict=True):
+        ref = f"{fixed['splinecalib_s']:13.3f}" if fixed["splinecalib_s"] else f"{'-':>13}"
         print(
-            f"{row['n']:>8.0e} {row['fixed_s']:8.4f} {row['isotonic_s']:8.4f} "
-            f"{row['ratio']:9.2f} {row['cv_s']:8.3f} {ref} {row['target_met']!s:>10}"
+            f"{fixed['n']:>8.0e} {fixed['fit_s']:8.4f} {fixed['baseline_fit_s']:8.4f} "
+            f"{fixed['fit_s'] / fixed['baseline_fit_s']:9.2f} {cv['fit_s']:8.3f} {ref} "
+            f"{fixed['target_met']!s:>10}"
         )
 
 

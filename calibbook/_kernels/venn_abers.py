@@ -131,3 +131,38 @@ def pair_values(weights, sums):
         lo, hi = r - mt[r - 1 - i], r - mc[r - 1 - i]
         p0[i] = (cy[hi] - cy[lo]) / ((cx[hi] - cx[lo]) + 1.0)
     return p0, p1
+
+
+@njit(cache=True)
+def pair_lookup(knot_lo, knot_hi, p0, p1, scores, tolerance, order, runs_at_or_below, out0, out1):
+    """(p0, p1) at each score from the fitted runs (fills ``out0`` and ``out1``).
+
+    The scores are visited in ``order``. k, the number of runs whose first score is at or
+    below the score plus the tie tolerance, is ``runs_at_or_below`` when given; when it is
+    empty, ``order`` sorts the scores and k comes from one merge walk over the runs (for
+    many scores against many runs, where a search per score misses the cache at every
+    read). Run k - 1 is tied with the score when its last score is within the tolerance
+    below it, and gives both values; otherwise p1 comes from run k (1 past the last run)
+    and p0 from run k - 1 (0 before the first).
+    """
+    n_runs = p1.shape[0]
+    big = np.finfo(np.float64).max
+    walk = runs_at_or_below.shape[0] == 0
+    k = 0
+    for t in range(order.shape[0]):
+        i = order[t]
+        if walk:
+            high = min(scores[i] + tolerance, big)  # a score near 1.8e308: the slack stops
+            while k < n_runs and knot_lo[k] <= high:
+                k += 1
+        else:
+            k = runs_at_or_below[i]
+        prev = k - 1 if k > 0 else 0
+        low = max(scores[i] - tolerance, -big)
+        if k > 0 and knot_hi[prev] >= low:
+            out1[i] = p1[prev]
+        elif k < n_runs:
+            out1[i] = p1[k]
+        else:
+            out1[i] = 1.0
+        out0[i] = p0[prev] if k > 0 else 0.0

@@ -260,20 +260,27 @@ class VennAbers(BaseCalibrator):
     def _pairs(self, s):
         """(p0, p1), each of shape (n, n_folds): one binary search per score and fold."""
         from calibbook._kernels.binning import bin_index
+        from calibbook._kernels.venn_abers import pair_lookup
 
         p0 = np.empty((s.size, len(self.knots_)))
         p1 = np.empty_like(p0)
-        big = np.finfo(np.float64).max
-        with np.errstate(over="ignore"):  # a score near +-1.8e308: the slack stops at the end
-            s_hi = np.minimum(s + self.tie_tolerance_, big)
-            s_lo = np.maximum(s - self.tie_tolerance_, -big)
+        out0, out1 = np.empty(s.size), np.empty(s.size)
+        tolerance = float(self.tie_tolerance_)
+        with np.errstate(over="ignore"):  # a score near +1.8e308: the slack stops at the end
+            s_hi = np.minimum(s + tolerance, np.finfo(np.float64).max)
+        in_turn, sorted_order = np.arange(s.size), None
         for k, (knots, f0, f1) in enumerate(zip(self.knots_, self.p0_, self.p1_, strict=True)):
-            j = bin_index(np.ascontiguousarray(knots[:, 0]), s_hi)  # runs starting at or below
-            prev = np.maximum(j - 1, 0)
-            tied = (j > 0) & (knots[prev, 1] >= s_lo)
-            # a tied run gives both values; otherwise p1 from the run above, p0 from below
-            p1[:, k] = np.append(f1, 1.0)[np.where(tied, prev, j)]
-            p0[:, k] = np.where(j > 0, f0[prev], 0.0)
+            lo, hi = np.ascontiguousarray(knots[:, 0]), np.ascontiguousarray(knots[:, 1])
+            f0, f1 = np.ascontiguousarray(f0, np.float64), np.ascontiguousarray(f1, np.float64)
+            if lo.size > _LARGE_TABLE and s.size > _LARGE_TABLE:
+                # runs beyond the caches, as many scores: sort the scores once and walk
+                if sorted_order is None:
+                    sorted_order = np.argsort(s, kind="stable")
+                order, counts = sorted_order, np.empty(0, np.int64)
+            else:  # runs starting at or below each score, by bin_index's bucketed search
+                order, counts = in_turn, bin_index(lo, s_hi)
+            pair_lookup(lo, hi, f0, f1, s, tolerance, order, counts, out0, out1)
+            p0[:, k], p1[:, k] = out0, out1
         return p0, p1
 
     def _predict(self, scores):
@@ -286,6 +293,11 @@ class VennAbers(BaseCalibrator):
         g1 = np.exp(np.mean(np.log(p1), axis=1))
         g0 = np.exp(np.mean(np.log1p(-p0), axis=1))
         return g1 / (g0 + g1)
+
+
+# Runs (and scores) above which a prediction sorts the scores and walks the runs once rather
+# than searching them per score: 2**16 runs, about the size of a core's L2 cache.
+_LARGE_TABLE = 1 << 16
 
 
 def _require_rows(n_rows, n_folds):

@@ -281,3 +281,22 @@ def test_fit_on_aggregated_rows_equals_fit_on_raw_rows():
     t = np.linspace(s.min() - 1, s.max() + 1, 301)
     for a, b in zip(raw.predict_interval(t), aggregated.predict_interval(t), strict=True):
         np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("cv", [None, 3])
+def test_walk_over_sorted_scores_equals_the_search_per_score(monkeypatch, cv):
+    """Against many runs, predict sorts the scores and walks the runs once; the pairs are the
+    ones the search per score gives (run starts, near ties, scores beyond both ends)."""
+    import calibbook.calibrators.venn_abers as module
+
+    rng = np.random.default_rng(7)
+    s = np.round(rng.normal(size=600), 2)  # ties, and runs of several rows
+    y = (rng.uniform(size=600) < 1 / (1 + np.exp(-s))).astype(float)
+    model = VennAbers(cv=cv, random_state=0).fit(s, y)
+    edges = np.concatenate([k[:, 0] for k in model.knots_] + [k[:, 1] for k in model.knots_])
+    q = np.concatenate([s, edges, np.nextafter(edges, np.inf), rng.normal(size=200) * 4])
+    searched = model.predict_interval(q)
+    monkeypatch.setattr(module, "_LARGE_TABLE", 4)
+    walked = model.predict_interval(q)
+    for a, b in zip(walked, searched, strict=True):
+        np.testing.assert_array_equal(a, b)
