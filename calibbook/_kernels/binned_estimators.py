@@ -11,6 +11,8 @@ from numba import njit
 
 from calibbook._kernels.binning import bin_index, share_threshold, uniform_bin, uniform_edge
 
+_EPS = float(np.finfo(np.float64).eps)  # a constant: np.finfo inside a kernel compiles
+
 
 @njit(cache=True)
 def binned_sums(values, labels, weights, edges):
@@ -251,7 +253,7 @@ def monotone_sweep(values, weights, positives, equal_mass, n_terms, exact=True):
         acc_neg += weights[r] - positives[r]
         cum_pos[r + 1] = acc_pos
         cum_neg[r + 1] = acc_neg
-    eps = np.finfo(np.float64).eps
+    eps = _EPS
     slack = 0.0 if exact else 2.0 * max(n_terms, 1) * eps * total
     loose = 1.0 if exact else 1.0 - 8.0 * max(n_terms, 1) * eps  # a possible descent counts
     descents = np.empty(max(n_runs - 1, 0), np.int64)

@@ -12,6 +12,10 @@ bridge (lower common tangent) between the left points and the right points.
 import numpy as np
 from numba import njit
 
+from calibbook._kernels.binning import count_at_or_below
+
+_LARGEST_FLOAT = float(np.finfo(np.float64).max)  # a constant: np.finfo in a kernel compiles
+
 
 @njit(cache=True)
 def _suffix_hull_next(cx, cy):
@@ -134,29 +138,28 @@ def pair_values(weights, sums):
 
 
 @njit(cache=True)
-def pair_lookup(knot_lo, knot_hi, p0, p1, scores, tolerance, order, runs_at_or_below, out0, out1):
+def pair_lookup(knot_lo, knot_hi, p0, p1, scores, tolerance, order, walk, out0, out1):
     """(p0, p1) at each score from the fitted runs (fills ``out0`` and ``out1``).
 
-    The scores are visited in ``order``. k, the number of runs whose first score is at or
-    below the score plus the tie tolerance, is ``runs_at_or_below`` when given; when it is
-    empty, ``order`` sorts the scores and k comes from one merge walk over the runs (for
-    many scores against many runs, where a search per score misses the cache at every
-    read). Run k - 1 is tied with the score when its last score is within the tolerance
-    below it, and gives both values; otherwise p1 comes from run k (1 past the last run)
-    and p0 from run k - 1 (0 before the first).
+    The scores are visited in ``order``. k is the number of runs whose first score is at or
+    below the score plus the tie tolerance: found by a binary search per score, or, with
+    ``walk`` (``order`` then sorts the scores), by one merge walk over the runs, for many
+    scores against many runs, where a search per score misses the cache at every read.
+    Run k - 1 is tied with the score when its last score is within the tolerance below it,
+    and gives both values; otherwise p1 comes from run k (1 past the last run) and p0 from
+    run k - 1 (0 before the first).
     """
     n_runs = p1.shape[0]
-    big = np.finfo(np.float64).max
-    walk = runs_at_or_below.shape[0] == 0
+    big = _LARGEST_FLOAT
     k = 0
     for t in range(order.shape[0]):
         i = order[t]
+        high = min(scores[i] + tolerance, big)  # a score near 1.8e308: the slack stops there
         if walk:
-            high = min(scores[i] + tolerance, big)  # a score near 1.8e308: the slack stops
             while k < n_runs and knot_lo[k] <= high:
                 k += 1
         else:
-            k = runs_at_or_below[i]
+            k = count_at_or_below(knot_lo, high)
         prev = k - 1 if k > 0 else 0
         low = max(scores[i] - tolerance, -big)
         if k > 0 and knot_hi[prev] >= low:

@@ -258,28 +258,23 @@ class VennAbers(BaseCalibrator):
         return p0, p1
 
     def _pairs(self, s):
-        """(p0, p1), each of shape (n, n_folds): one binary search per score and fold."""
-        from calibbook._kernels.binning import bin_index
+        """(p0, p1), each of shape (n, n_folds): a search per score, or a walk (see pair_lookup)."""
         from calibbook._kernels.venn_abers import pair_lookup
 
         p0 = np.empty((s.size, len(self.knots_)))
         p1 = np.empty_like(p0)
         out0, out1 = np.empty(s.size), np.empty(s.size)
         tolerance = float(self.tie_tolerance_)
-        with np.errstate(over="ignore"):  # a score near +1.8e308: the slack stops at the end
-            s_hi = np.minimum(s + tolerance, np.finfo(np.float64).max)
         in_turn, sorted_order = np.arange(s.size), None
         for k, (knots, f0, f1) in enumerate(zip(self.knots_, self.p0_, self.p1_, strict=True)):
             lo, hi = np.ascontiguousarray(knots[:, 0]), np.ascontiguousarray(knots[:, 1])
             f0, f1 = np.ascontiguousarray(f0, np.float64), np.ascontiguousarray(f1, np.float64)
-            if lo.size > _LARGE_TABLE and s.size > _LARGE_TABLE:
-                # runs beyond the caches, as many scores: sort the scores once and walk
-                if sorted_order is None:
-                    sorted_order = np.argsort(s, kind="stable")
-                order, counts = sorted_order, np.empty(0, np.int64)
-            else:  # runs starting at or below each score, by bin_index's bucketed search
-                order, counts = in_turn, bin_index(lo, s_hi)
-            pair_lookup(lo, hi, f0, f1, s, tolerance, order, counts, out0, out1)
+            # runs beyond the caches, as many scores: sort the scores once and walk the runs
+            walk = lo.size > _LARGE_TABLE and s.size > _LARGE_TABLE
+            if walk and sorted_order is None:
+                sorted_order = np.argsort(s, kind="stable")
+            order = sorted_order if walk else in_turn
+            pair_lookup(lo, hi, f0, f1, s, tolerance, order, walk, out0, out1)
             p0[:, k], p1[:, k] = out0, out1
         return p0, p1
 
