@@ -7,8 +7,10 @@ and (b) its first ``fit`` + ``predict`` on those scores, where numba compiles or
 kernels. The baseline process times ``import sklearn.isotonic`` plus the first
 ``IsotonicRegression`` fit + predict on the same scores. "Empty cache": ``NUMBA_CACHE_DIR`` is
 a new empty folder (a fresh install); "warm": one folder filled first by
-``python -m calibbook.warmup`` (whose own time is printed). Each process is run --repeats times
-and the medians are compared.
+``python -m calibbook.warmup`` (whose own time is printed). The three processes of a calibrator
+(baseline, empty cache, warm cache) run in turns, --repeats rounds, and each calibrator's
+medians are compared with the median of its own baseline processes: the speed of a shared
+machine drifts over a run by more than the margins of the targets.
 
 Targets (issue 31), on (b) over the baseline: empty cache, ENIR within 3x and every other
 calibrator within 2x; warm cache, every calibrator within 1.2x. The import (a) is printed
@@ -109,18 +111,17 @@ def _run(name, cache_dir):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def _median_runs(name, repeats, cache_dir=None):
-    """Median import and first-fit times over ``repeats`` processes (a new empty cache each)."""
-    runs = []
-    for _ in range(repeats):
-        if cache_dir is None:
-            with tempfile.TemporaryDirectory(prefix="numba-empty-") as empty:
-                runs.append(_run(name, empty))
-        else:
-            runs.append(_run(name, cache_dir))
+def _run_empty(name):
+    with tempfile.TemporaryDirectory(prefix="numba-empty-") as empty:
+        return _run(name, empty)
+
+
+def _medians(runs):
+    """Median import and first-fit times of several processes, and their compile events."""
     return {
         "import_s": float(np.median([r["import_s"] for r in runs])),
         "first_s": float(np.median([r["first_s"] for r in runs])),
+        "whole_s": float(np.median([r["import_s"] + r["first_s"] for r in runs])),
         "kernels": [k for r in runs for k in r.get("kernels", [])],
         "compiled": int(np.median([len(r.get("kernels", [])) for r in runs])),
     }
@@ -136,11 +137,8 @@ def measure(sizes=None, repeats=3, only=None, kernel_rows=None):
 
     names = [n for n in calibrator_names() if not only or n in only]
     repeats = max(1, min(int(repeats), 3))
-    base = _median_runs("sklearn", repeats)
-    baseline_s = base["import_s"] + base["first_s"]
     label = "sklearn import + first isotonic fit + predict"
-    print(f"baseline ({label}): {baseline_s:.3f} s", flush=True)
-    rows = []
+    rows, baselines = [], []
     with tempfile.TemporaryDirectory(prefix="numba-warm-") as warm_dir:
         env = {**os.environ, "NUMBA_CACHE_DIR": warm_dir, "OPENBLAS_NUM_THREADS": "1"}
         out = subprocess.run(
@@ -152,8 +150,13 @@ def measure(sizes=None, repeats=3, only=None, kernel_rows=None):
         )
         print(out.stdout.strip(), flush=True)
         for name in names:
-            empty = _median_runs(name, repeats)
-            warm = _median_runs(name, repeats, warm_dir)
+            turns = [
+                (_run("sklearn", warm_dir), _run_empty(name), _run(name, warm_dir))
+                for _ in range(repeats)
+            ]
+            baseline_s = _medians([t[0] for t in turns])["whole_s"]
+            baselines.append(baseline_s)
+            empty, warm = _medians([t[1] for t in turns]), _medians([t[2] for t in turns])
             if kernel_rows is not None:
                 kernel_rows.extend((kernel, name, sec) for kernel, sec in empty["kernels"])
             for cache, run, target in (
@@ -167,7 +170,7 @@ def measure(sizes=None, repeats=3, only=None, kernel_rows=None):
                         "fit_s": run["first_s"],
                         "predict_s": None,
                         "import_s": run["import_s"],
-                        "whole_s": run["import_s"] + run["first_s"],
+                        "whole_s": run["whole_s"],
                         "kernels_compiled": run["compiled"],
                         "baseline": label,
                         "baseline_fit_s": baseline_s,
@@ -179,10 +182,10 @@ def measure(sizes=None, repeats=3, only=None, kernel_rows=None):
             print(
                 f"{name:>18}: empty {empty['first_s']:6.2f} s ({empty['compiled']:3d} kernels)"
                 f"  warm {warm['first_s']:5.2f} s ({warm['compiled']} compiled)"
-                f"  import {empty['import_s']:.2f} s",
+                f"  import {empty['import_s']:.2f} s  baseline {baseline_s:.2f} s",
                 flush=True,
             )
-    calibbook_import = _median_runs("import", repeats)["import_s"]
+        calibbook_import = _medians([_run("import", warm_dir) for _ in range(repeats)])["import_s"]
     rows.append(
         {
             "method": "import calibbook",
@@ -190,7 +193,7 @@ def measure(sizes=None, repeats=3, only=None, kernel_rows=None):
             "fit_s": calibbook_import,
             "predict_s": None,
             "baseline": label,
-            "baseline_fit_s": baseline_s,
+            "baseline_fit_s": float(np.median(baselines)),
             "baseline_predict_s": None,
             "target": "",
             "target_met": None,
