@@ -7,7 +7,9 @@ run them. Everything here is presentation or bookkeeping; the methods live in ``
 from __future__ import annotations
 
 import hashlib
+import math
 import os
+import re
 import time
 from pathlib import Path
 
@@ -71,9 +73,71 @@ def claim(key, holds, statement):
         raise ClaimError(f"claim {key!r} no longer holds: {statement}")
 
 
+# The book's one rounding rule for the numbers in its tables (see format_number).
+_E_NUMBER = re.compile(r"^\s*[-+]?\d(?:\.(\d+))?[eE]([-+]?\d+)\s*$")
+SMALL, LARGE = 1e-4, 1e6  # e-notation only below SMALL and from LARGE up
+
+
+def readable_number(text):
+    """Apply the book's rounding rule to a number already formatted as text.
+
+    e-notation is kept only for magnitudes below 1e-4 or from 1e6 up: "7.12e-02" becomes
+    "0.0712" (the same significant digits, in fixed notation), "0.0e+00" becomes "0"; a
+    negative zero ("-0.000", "-0%") loses its sign. Any other text is returned unchanged.
+    """
+    match = _E_NUMBER.match(text)
+    if match:
+        value = float(text)
+        if value == 0.0:
+            return "0"
+        if SMALL <= abs(value) < LARGE:
+            significant = 1 + len(match.group(1) or "")
+            decimals = max(significant - 1 - int(match.group(2)), 0)
+            text = f"{value:.{decimals}f}"
+    stripped = text.strip()
+    if stripped.startswith("-") and not re.search(r"[1-9]", stripped):
+        text = text.replace("-", "", 1)
+    return text
+
+
+def format_number(value, digits=3):
+    """A number as the book's tables show it: ``digits`` decimals, and no e-notation for
+    ordinary magnitudes.
+
+    Fixed notation from 1e-4 to 1e6 (exclusive), with ``digits`` decimals, or with two
+    significant digits where ``digits`` decimals would show a nonzero value as zero;
+    e-notation with three significant digits below 1e-4 and from 1e6 up; never a negative
+    zero; "" for a missing value.
+    """
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    value = float(value)
+    if not math.isfinite(value):
+        return str(value)
+    size = abs(value)
+    if value == 0.0:
+        return f"{0.0:.{digits}f}"
+    if size < SMALL or size >= LARGE:
+        return f"{value:.2e}"
+    text = f"{value:.{digits}f}"
+    if float(text) == 0.0:  # two significant digits, at most 5 decimals as size >= 1e-4
+        text = f"{value:.{1 - math.floor(math.log10(size))}f}"
+    return readable_number(text)
+
+
+def _readable(fmt):
+    """A column format (a format string or a function) followed by the book's rule."""
+    if callable(fmt):
+        return lambda v: readable_number(fmt(v))
+    return lambda v: readable_number(fmt.format(v))
+
+
 def show_table(table, digits=3, *, index=True, formats=None, compact=False):
     """Show a DataFrame (or its Styler) as a rounded HTML table.
 
+    Every number follows the book's one rounding rule (:func:`format_number`; a column's
+    own format in ``formats`` is followed by :func:`readable_number`): no e-notation
+    between 1e-4 and 1e6, no negative zero.
     The book renders the HTML. The output also carries the same table as plain text, rounded
     the same way, which is what the notebook checks (nbval) compare; the HTML is left out of
     that comparison (book/conftest.py), so the styling can change without touching a check.
@@ -98,9 +162,11 @@ def show_table(table, digits=3, *, index=True, formats=None, compact=False):
     float_columns = [
         c for c in frame.columns if pd.api.types.is_float_dtype(frame[c]) and c not in formats
     ]
-    styler = styler.format(precision=digits, na_rep="", subset=float_columns or None)
+    if float_columns:
+        styler = styler.format(lambda v: format_number(v, digits), na_rep="", subset=float_columns)
     if formats:
-        styler = styler.format(formats, subset=list(formats), na_rep="")
+        readable = {c: _readable(f) for c, f in formats.items()}
+        styler = styler.format(readable, subset=list(formats), na_rep="")
     if not index:
         styler = styler.hide(axis="index")
     # a stable id, so that re-running a cell does not change its HTML for nothing

@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 pytest.importorskip("IPython")
 _spec = importlib.util.spec_from_file_location(
@@ -84,3 +86,81 @@ def test_claim_passes_a_true_condition_and_names_a_false_one():
         booktools.claim("ranks", 2 < 1, "A ranks best")
     with pytest.raises(TypeError, match="one boolean"):
         booktools.claim("k", np.array([True, False]), "all hold")
+
+
+# ---------------------------------------------------------------------------
+# the book's one rounding rule (format_number, readable_number)
+# ---------------------------------------------------------------------------
+_E = re.compile(r"[eE]")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("7.12e-02", "0.0712"),  # same three significant digits, fixed
+        ("6.9e+00", "6.9"),
+        ("3.2e+04", "32000"),
+        ("1.2e-03", "0.0012"),
+        ("0e+00", "0"),
+        ("0.0e+00", "0"),
+        ("-0.000", "0.000"),
+        ("-0%", "0%"),
+        ("-0.0000", "0.0000"),
+        ("3.20e-05", "3.20e-05"),  # below 1e-4: stays
+        ("1.50e+07", "1.50e+07"),  # from 1e6 up: stays
+        ("-0.012", "-0.012"),
+        ("< 1e-6", "< 1e-6"),  # not a number: unchanged
+    ],
+)
+def test_readable_number_by_hand(text, expected):
+    assert booktools.readable_number(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "digits", "expected"),
+    [
+        (0.123456, 3, "0.123"),
+        (0.00012, 3, "0.00012"),  # would print as 0.000: two significant digits
+        (-0.0004, 3, "-0.00040"),
+        (-1e-12, 3, "-1.00e-12"),
+        (-0.0, 3, "0.000"),
+        (2.5e7, 3, "2.50e+07"),
+        (123456.789, 2, "123456.79"),
+        (float("nan"), 3, ""),
+    ],
+)
+def test_format_number_by_hand(value, digits, expected):
+    assert booktools.format_number(value, digits) == expected
+
+
+@given(
+    st.floats(allow_nan=False, allow_infinity=False, min_value=-1e12, max_value=1e12),
+    st.integers(0, 5),
+)
+def test_format_number_rule(value, digits):
+    text = booktools.format_number(value, digits)
+    shown = float(text)
+    size = abs(value)
+    # e-notation exactly outside [1e-4, 1e6), and never for zero
+    assert bool(_E.search(text)) == (value != 0 and (size < 1e-4 or size >= 1e6))
+    # the number shown is the value, rounded
+    if _E.search(text):
+        assert shown == pytest.approx(value, rel=5e-3)
+    elif size >= 10.0**-digits:
+        assert abs(shown - value) <= 0.5 * 10.0**-digits * (1 + 1e-9) + 1e-9 * size
+    else:
+        assert shown == pytest.approx(value, rel=0.05, abs=0.0 if value else 1e-12)
+    # never a negative zero
+    assert not (text.startswith("-") and shown == 0.0)
+
+
+def test_show_table_html_follows_the_rule_and_plain_text_keeps_its_format(shown):
+    table = pd.DataFrame(
+        {"gap": [-0.0001, 0.25], "tiny": [0.0712, 2e-5], "n": [3.0e7, 12.0]}, index=["a", "b"]
+    )
+    booktools.show_table(table, digits=3, formats={"tiny": "{:.2e}"})
+    html, plain = shown[0]["text/html"], shown[0]["text/plain"]
+    assert ">-0.00010<" in html and ">0.250<" in html  # no "-0.000"
+    assert ">0.0712<" in html and ">2.00e-05<" in html  # the column's e-format, readable
+    assert ">3.00e+07<" in html and ">12.000<" in html
+    assert "7.12e-02" in plain and "-0.000" in plain  # what nbval compares is unchanged

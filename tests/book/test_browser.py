@@ -51,6 +51,8 @@ pytestmark = pytest.mark.built_book
 # the pages: every file of _toc.yml, and the API pages its glob stands for
 # ---------------------------------------------------------------------------
 PAGES = toc_pages() if HTML.is_dir() else []
+# every section title of the book, to find references that print one bare
+TITLES = book_layout.section_titles(PAGES) if PAGES else set()
 
 
 def _skip_reason() -> str | None:
@@ -244,7 +246,10 @@ def test_page_in_browser(docname, server, browser):
         # book (tests/_support/book_layout.py): little code, nothing wider than the column, every
         # figure and table numbered and captioned, no nbval markers or progress bars
         if (ROOT / (docname + ".ipynb")).is_file():
-            problems += book_layout.layout_problems(docname, page.evaluate(book_layout.LAYOUT_JS))
+            measures = page.evaluate(book_layout.LAYOUT_JS) | book_layout.typography(
+                docname, TITLES
+            )
+            problems += book_layout.layout_problems(docname, measures)
             download = [h for h in hrefs if h.endswith(f"_sources/{docname}.ipynb")]
             if not download:
                 problems.append("no download link to the chapter's .ipynb")
