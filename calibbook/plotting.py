@@ -344,7 +344,8 @@ def reliability_diagram(
     With the consistency bands of a calibrated forecaster making the same predictions:
 
     >>> fig, ax = plt.subplots()
-    >>> ax = reliability_diagram(y, scores, ax=ax, consistency_bands=True, random_state=0)
+    >>> ax = reliability_diagram(y, scores, ax=ax, consistency_bands=True,
+    ...                          random_state=0)
     >>> [t.get_text() for t in ax.get_legend().get_texts()]
     ['perfect calibration', '90% consistency band']
     >>> plt.close(fig)
@@ -449,7 +450,8 @@ def critical_difference_diagram(average_ranks, n_datasets, *, alpha=0.05, ax=Non
     --------
     >>> import matplotlib.pyplot as plt
     >>> from calibbook.plotting import critical_difference_diagram
-    >>> ax = critical_difference_diagram({"ENIR": 1.4, "BBQ": 2.1, "isotonic": 2.5}, n_datasets=20)
+    >>> ranks = {"ENIR": 1.4, "BBQ": 2.1, "isotonic": 2.5}
+    >>> ax = critical_difference_diagram(ranks, n_datasets=20)
     >>> sorted(t.get_text() for t in ax.texts if "(" in t.get_text())
     ['BBQ (2.10)', 'ENIR (1.40)', 'isotonic (2.50)']
     >>> plt.close(ax.figure)

@@ -118,7 +118,8 @@ def standard_units(x, *, centred=True):
     >>> x = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
     >>> standard_units(x).transform(x).tolist()
     [-1.0, -0.5, 0.0, 0.5, 1.0]
-    >>> big = 2.0**1000 * x - 2.0**1020  # far from zero, near the largest float
+    >>> # far from zero, near the largest float
+    >>> big = 2.0**1000 * x - 2.0**1020
     >>> standard_units(big).transform(big).tolist()
     [-1.0, -0.5, 0.0, 0.5, 1.0]
     """

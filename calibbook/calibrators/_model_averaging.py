@@ -143,7 +143,8 @@ def elbow_keep(rel, alpha):
     Examples
     --------
     >>> from calibbook.calibrators.enir import elbow_keep
-    >>> elbow_keep([1.0, 0.5, 0.01, 0.009, 0.0], 0.01).tolist()  # the drop after 0.01 is small
+    >>> # the drop after 0.01 is small
+    >>> elbow_keep([1.0, 0.5, 0.01, 0.009, 0.0], 0.01).tolist()
     [True, True, False, False, False]
     """
     rel = np.asarray(rel, dtype=np.float64)
@@ -206,7 +207,8 @@ def relative_likelihoods(scores, prune=None, prune_alpha=None):
     >>> from calibbook.calibrators.enir import relative_likelihoods
     >>> relative_likelihoods([10.0, 10.0, float("inf")]).tolist()
     [0.5, 0.5, 0.0]
-    >>> relative_likelihoods([0.0, 2.0 * 3.0]).round(4).tolist()  # exp(-3) relative to the best
+    >>> # exp(-3) relative to the best
+    >>> relative_likelihoods([0.0, 2.0 * 3.0]).round(4).tolist()
     [0.9526, 0.0474]
     >>> relative_likelihoods([0.0, 2.0 * 3.0], prune="window", prune_alpha=0.1).tolist()
     [1.0, 0.0]

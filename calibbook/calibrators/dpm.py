@@ -315,7 +315,8 @@ class DPGaussianMixture1D(BaseEstimator):
     --------
     >>> import numpy as np
     >>> from calibbook.calibrators.dpm import DPGaussianMixture1D
-    >>> x = np.concatenate([np.full(50, -2.0), np.full(50, 2.0)]) + np.linspace(-0.1, 0.1, 100)
+    >>> x = np.concatenate([np.full(50, -2.0), np.full(50, 2.0)])
+    >>> x = x + np.linspace(-0.1, 0.1, 100)
     >>> mix = DPGaussianMixture1D(n_components=5).fit(x, np.ones(100))
     >>> density = np.exp(mix.log_density(np.array([-2.0, 0.0, 2.0])))
     >>> bool(density[0] > 10 * density[1] and density[2] > 10 * density[1])
@@ -656,7 +657,8 @@ class DPMCalibration(BaseCalibrator):
     >>> p = cal.predict([-3.0, 0.0, 3.0])
     >>> bool(p[0] < 0.1 and 0.3 < p[1] < 0.7 and p[2] > 0.9)
     True
-    >>> bool(cal.predict([1e6])[0] == cal.predict([s.max()])[0])  # clipped to the data
+    >>> # clipped to the data
+    >>> bool(cal.predict([1e6])[0] == cal.predict([s.max()])[0])
     True
     """
 

@@ -185,7 +185,8 @@ class HistogramBinning(BaseCalibrator):
     >>> cal = HistogramBinning(n_bins=2).fit([0.1, 0.2, 0.7, 0.9], [0, 1, 1, 1])
     >>> cal.predict([0.15, 0.8]).tolist()
     [0.5, 1.0]
-    >>> cal.thresholds_.round(6).tolist()  # s falls in bin #{thresholds_ <= s}; (0.2 + 0.7) / 2
+    >>> # s falls in bin #{thresholds_ <= s}; (0.2 + 0.7) / 2
+    >>> cal.thresholds_.round(6).tolist()
     [0.45]
     """
 

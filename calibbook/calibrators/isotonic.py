@@ -283,7 +283,8 @@ class CenteredIsotonicCalibration(BaseCalibrator):
     >>> cal = CenteredIsotonicCalibration().fit([0.1, 0.2, 0.3, 0.4], [0, 1, 0, 1])
     >>> cal.block_centers_.tolist(), cal.center_values_.tolist()
     ([0.1, 0.25, 0.4], [0.0, 0.5, 1.0])
-    >>> cal.predict([0.2, 0.3]).tolist()  # isotonic regression gives 0.5 to both
+    >>> # isotonic regression gives 0.5 to both
+    >>> cal.predict([0.2, 0.3]).tolist()
     [0.3333333333333333, 0.6666666666666666]
     """
 

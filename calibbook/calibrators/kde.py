@@ -487,9 +487,11 @@ class KDECalibration(BaseCalibrator):
     >>> from calibbook import KDECalibration
     >>> cal = KDECalibration(kernel="boxcar", bandwidth=1.0)
     >>> cal = cal.fit([0.0, 0.5, 1.0, 1.5], [0, 0, 1, 1])
-    >>> cal.predict([0.0, 0.75, 1.5]).round(3).tolist()  # positive neighbours: 1/3, 2/4, 2/3
+    >>> # positive neighbours: 1/3, 2/4, 2/3
+    >>> cal.predict([0.0, 0.75, 1.5]).round(3).tolist()
     [0.333, 0.5, 0.667]
-    >>> cal.predict([-5.0, 9.0]).round(3).tolist()  # clipped to the training range [0, 1.5]
+    >>> # clipped to the training range [0, 1.5]
+    >>> cal.predict([-5.0, 9.0]).round(3).tolist()
     [0.333, 0.667]
     """
 

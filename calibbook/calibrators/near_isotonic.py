@@ -369,7 +369,8 @@ class NearIsotonicRegression(RegressorMixin, BaseEstimator):
     >>> reg = NearIsotonicRegression(lam=0.25).fit([1, 2, 3, 4], [0.0, 1.0, 0.0, 1.0])
     >>> reg.step_values_.round(3).tolist()
     [0.0, 0.75, 0.25, 1.0]
-    >>> NearIsotonicRegression().fit([1, 2, 3, 4], [0.0, 1.0, 0.0, 1.0]).lam_  # by BIC
+    >>> # by BIC
+    >>> NearIsotonicRegression().fit([1, 2, 3, 4], [0.0, 1.0, 0.0, 1.0]).lam_
     0.5
     """
 

@@ -300,7 +300,8 @@ class TemperatureScaling(BaseCalibrator):
     Examples
     --------
     >>> from calibbook import TemperatureScaling
-    >>> cal = TemperatureScaling().fit([-4.0, -2.0, -1.0, 1.0, 2.0, 4.0], [0, 0, 1, 0, 1, 1])
+    >>> logits = [-4.0, -2.0, -1.0, 1.0, 2.0, 4.0]
+    >>> cal = TemperatureScaling().fit(logits, [0, 0, 1, 0, 1, 1])
     >>> float(cal.predict([0.0])[0])
     0.5
     >>> cal.temperature_ > 1  # the scores were over-confident

@@ -149,7 +149,8 @@ class QuadraticScaling(BaseCalibrator):
     >>> cal = QuadraticScaling().fit(z, y)
     >>> [round(float(c), 1) for c in cal.coef_]
     [1.0, 0.5]
-    >>> round(cal.vertex_, 1)  # the truth's is -1: the map falls below it, then rises
+    >>> # the truth's is -1: the map falls below it, then rises
+    >>> round(cal.vertex_, 1)
     -1.1
     """
 

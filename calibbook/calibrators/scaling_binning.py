@@ -145,7 +145,8 @@ def equal_mass_edges(values, weights, n_bins):
     --------
     >>> import numpy as np
     >>> from calibbook.calibrators.scaling_binning import equal_mass_edges
-    >>> equal_mass_edges(np.arange(10.0), None, 4).tolist()  # parts of 3, 3, 2, 2 rows
+    >>> # parts of 3, 3, 2, 2 rows
+    >>> equal_mass_edges(np.arange(10.0), None, 4).tolist()
     [2.5, 5.5, 7.5]
     """
     if weights is None:

@@ -321,7 +321,8 @@ class SplineCalibration(BaseCalibrator):
     >>> from calibbook import SplineCalibration
     >>> rng = np.random.default_rng(0)
     >>> p = rng.uniform(0.01, 0.99, size=2000)
-    >>> y = (rng.uniform(size=2000) < p**2).astype(int)  # over-confident scores
+    >>> # over-confident scores
+    >>> y = (rng.uniform(size=2000) < p**2).astype(int)
     >>> cal = SplineCalibration().fit(p, y)
     >>> q = cal.predict([0.5, 0.9])
     >>> bool(abs(q[0] - 0.25) < 0.05 and abs(q[1] - 0.81) < 0.05)

@@ -472,7 +472,8 @@ def binned_error(calibration_map, density, n_bins, strategy="uniform", squared=F
     >>> from calibbook.experiments.estimator_study import (
     ...     binned_error, calibration_maps, prediction_density, true_ece)
     >>> f, g = calibration_maps()["non-monotone"], prediction_density()
-    >>> round(binned_error(f, g, 2), 4), round(binned_error(f, g, 20), 4), round(true_ece(f, g), 4)
+    >>> coarse, fine = binned_error(f, g, 2), binned_error(f, g, 20)
+    >>> round(coarse, 4), round(fine, 4), round(true_ece(f, g), 4)
     (0.0095, 0.0774, 0.0786)
 
     Two equal-width bins average the wiggle's gaps of both signs nearly away; twenty come
@@ -575,7 +576,8 @@ def smooth_ece_target(calibration_map, density, grid=_SMOOTH_GRID):
     --------
     >>> from calibbook.experiments.estimator_study import (
     ...     calibration_maps, prediction_density, smooth_ece_target)
-    >>> value, sigma = smooth_ece_target(calibration_maps()["over-confident"], prediction_density())
+    >>> over = calibration_maps()["over-confident"]
+    >>> value, sigma = smooth_ece_target(over, prediction_density())
     >>> round(value, 4), round(sigma, 4)
     (0.0488, 0.0488)
 
@@ -644,7 +646,8 @@ def calibration_test_targets(calibration_map, density):
     --------
     >>> from calibbook.experiments.estimator_study import (
     ...     calibration_maps, prediction_density, calibration_test_targets)
-    >>> t = calibration_test_targets(calibration_maps()["over-confident"], prediction_density())
+    >>> over = calibration_maps()["over-confident"]
+    >>> t = calibration_test_targets(over, prediction_density())
     >>> round(t["slope"], 6), round(t["intercept"], 6)
     (0.7, 0.0)
 
@@ -712,9 +715,11 @@ def population_targets(maps, density, bin_counts=(5, 10, 15, 20), debiased_bins=
     >>> from calibbook.experiments.estimator_study import (
     ...     calibration_maps, population_targets, prediction_density)
     >>> maps = calibration_maps()
-    >>> table = population_targets({"calibrated": maps["calibrated"]}, prediction_density(),
-    ...                            bin_counts=(10,))
-    >>> float(table.loc["calibrated", "true ECE"]), float(table.loc["calibrated", "slope"])
+    >>> table = population_targets(
+    ...     {"calibrated": maps["calibrated"]}, prediction_density(),
+    ...     bin_counts=(10,))
+    >>> row = table.loc["calibrated"]
+    >>> float(row["true ECE"]), float(row["slope"])
     (0.0, 1.0)
 
     :doc:`/book/01_measuring_calibration` shows this table.

@@ -380,7 +380,9 @@ def recommendations(
     ...     rows, columns=["dataset", "classifier", "method", "measure", "value"]
     ... )
     >>> sizes = {f"d{i}": 500 if i < 6 else 5000 for i in range(12)}
-    >>> recs = recommendations(summary, ["A", "B"], sizes, {"A": 2.0, "B": 0.1}, classifiers=["LR"])
+    >>> times = {"A": 2.0, "B": 0.1}
+    >>> recs = recommendations(summary, ["A", "B"], sizes, times,
+    ...                        classifiers=["LR"])
     >>> recs[("LR", "method")].tolist()
     ['none', 'A', 'A', 'A', 'A']
     """

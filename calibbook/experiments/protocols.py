@@ -202,7 +202,8 @@ def all_calibrators():
     --------
     >>> from calibbook.experiments import all_calibrators
     >>> list(all_calibrators())  # doctest: +NORMALIZE_WHITESPACE
-    ['IsoRegC', 'BBQ', 'ENIR', 'Hist', 'Platt', 'KDE', 'DPM', 'Beta', 'Quad', 'Spline', 'CIR',
+    ['IsoRegC', 'BBQ', 'ENIR', 'Hist', 'Platt', 'KDE', 'DPM', 'Beta', 'Quad',
+     'Spline', 'CIR',
      'ScBin', 'VA']
     """
     return {entry.label: entry.make() for entry in _table_entries()}
@@ -693,10 +694,12 @@ def holdout_calibration_protocol(
     >>> from calibbook import IsotonicCalibration
     >>> from calibbook.experiments import holdout_calibration_protocol
     >>> data = {"toy": make_classification(300, random_state=0)}
-    >>> res = holdout_calibration_protocol(data, ["Tree"], {"IsoRegC": IsotonicCalibration()},
-    ...                                    n_splits=2, use_cache=False, disable=True)
+    >>> res = holdout_calibration_protocol(
+    ...     data, ["Tree"], {"IsoRegC": IsotonicCalibration()},
+    ...     n_splits=2, use_cache=False, disable=True)
     >>> sorted(res.measure.unique())  # doctest: +NORMALIZE_WHITESPACE
-    ['ACC', 'AUC', 'Brier', 'ECE', 'ECE_pos', 'FitTime', 'LogLoss', 'MCE', 'MCE_pos', 'RMSE',
+    ['ACC', 'AUC', 'Brier', 'ECE', 'ECE_pos', 'FitTime', 'LogLoss', 'MCE',
+     'MCE_pos', 'RMSE',
      'dCE2', 'smECE']
     """
     return _run_protocol(

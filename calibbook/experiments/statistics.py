@@ -70,10 +70,12 @@ def dataset_means(results, classifier, measure, methods=None):
     --------
     >>> import pandas as pd
     >>> rows = [(d, "LR", m, 0, 0, "RMSE", v) for d, vals in
-    ...         {"a": (0.30, 0.32, 0.35), "b": (0.20, 0.25, 0.21), "c": (0.40, 0.41, 0.45)}.items()
+    ...         {"a": (0.30, 0.32, 0.35), "b": (0.20, 0.25, 0.21),
+    ...          "c": (0.40, 0.41, 0.45)}.items()
     ...         for m, v in zip(["ENIR", "BBQ", "raw"], vals)]
-    >>> results = pd.DataFrame(rows, columns=["dataset", "classifier", "method", "repeat",
-    ...                                       "fold", "measure", "value"])
+    >>> results = pd.DataFrame(rows, columns=[
+    ...     "dataset", "classifier", "method", "repeat",
+    ...     "fold", "measure", "value"])
     >>> from calibbook.experiments import dataset_means
     >>> dataset_means(results, "LR", "RMSE", ["ENIR", "raw"])
     method   ENIR   raw
@@ -784,7 +786,7 @@ def group_exclusion_rate(
     --------
     >>> from calibbook.experiments import group_exclusion_rate
     >>> out = group_exclusion_rate(["nemenyi", "holm"], n_datasets=40, n_runs=2000)
-    >>> out[["rule", "rate", "se"]].round(3)  # doctest: +NORMALIZE_WHITESPACE
+    >>> out[["rule", "rate", "se"]].round(3)
           rule   rate     se
     0  nemenyi  0.027  0.004
     1     holm  0.086  0.006

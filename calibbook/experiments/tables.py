@@ -70,12 +70,15 @@ def rank_table(results, classifier, methods, measures=_PAPER_MEASURES, control="
     --------
     >>> import pandas as pd
     >>> rows = [(d, "LR", m, 0, 0, "RMSE", v) for d, vals in
-    ...         {"a": (0.30, 0.32, 0.35), "b": (0.20, 0.25, 0.21), "c": (0.40, 0.41, 0.45)}.items()
+    ...         {"a": (0.30, 0.32, 0.35), "b": (0.20, 0.25, 0.21),
+    ...          "c": (0.40, 0.41, 0.45)}.items()
     ...         for m, v in zip(["ENIR", "BBQ", "raw"], vals)]
-    >>> results = pd.DataFrame(rows, columns=["dataset", "classifier", "method", "repeat",
-    ...                                       "fold", "measure", "value"])
+    >>> results = pd.DataFrame(rows, columns=[
+    ...     "dataset", "classifier", "method", "repeat",
+    ...     "fold", "measure", "value"])
     >>> from calibbook.experiments import rank_table
-    >>> ranks, marks = rank_table(results, "LR", ["ENIR", "BBQ", "raw"], measures=["RMSE"])
+    >>> ranks, marks = rank_table(results, "LR", ["ENIR", "BBQ", "raw"],
+    ...                           measures=["RMSE"])
     >>> ranks.round(3)
     method  ENIR    BBQ    raw
     RMSE     1.0  2.333  2.667
@@ -181,10 +184,12 @@ def improvement_ci(results, method="ENIR", base="raw", measures=_PAPER_MEASURES,
     --------
     >>> import pandas as pd
     >>> rows = [(d, "LR", m, 0, 0, "RMSE", v) for d, vals in
-    ...         {"a": (0.30, 0.32, 0.35), "b": (0.20, 0.25, 0.21), "c": (0.40, 0.41, 0.45)}.items()
+    ...         {"a": (0.30, 0.32, 0.35), "b": (0.20, 0.25, 0.21),
+    ...          "c": (0.40, 0.41, 0.45)}.items()
     ...         for m, v in zip(["ENIR", "BBQ", "raw"], vals)]
-    >>> results = pd.DataFrame(rows, columns=["dataset", "classifier", "method", "repeat",
-    ...                                       "fold", "measure", "value"])
+    >>> results = pd.DataFrame(rows, columns=[
+    ...     "dataset", "classifier", "method", "repeat",
+    ...     "fold", "measure", "value"])
     >>> from calibbook.experiments import improvement_ci
     >>> low, high = improvement_ci(results, measures=["RMSE"]).loc["RMSE", "LR"]
     >>> round(low, 3), round(high, 3)
@@ -280,8 +285,9 @@ def fold_summary(results):
     --------
     >>> import pandas as pd
     >>> from calibbook.experiments import fold_summary
-    >>> folds = pd.DataFrame({"dataset": "d", "classifier": "LR", "method": "ENIR", "repeat": 0,
-    ...                       "fold": [0, 1, 2], "measure": "ECE", "value": [0.1, 0.2, 0.3]})
+    >>> folds = pd.DataFrame({"dataset": "d", "classifier": "LR", "method": "ENIR",
+    ...                       "repeat": 0, "fold": [0, 1, 2], "measure": "ECE",
+    ...                       "value": [0.1, 0.2, 0.3]})
     >>> fold_summary(folds)[["value", "sd", "n_folds"]].round(3).values.tolist()
     [[0.2, 0.1, 3.0]]
     """

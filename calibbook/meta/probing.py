@@ -239,7 +239,8 @@ def probing_weights(y, p, sample_weight=None):
     Examples
     --------
     >>> from calibbook.meta.probing import probing_weights
-    >>> probing_weights([1, 0, 1, 0], 0.25).tolist()  # a positive costs (1 - p) / p = 3 negatives
+    >>> # a positive costs (1 - p) / p = 3 negatives
+    >>> probing_weights([1, 0, 1, 0], 0.25).tolist()
     [1.5, 0.5, 1.5, 0.5]
     """
     y = np.asarray(y, dtype=np.float64)
@@ -521,7 +522,8 @@ class ProbingClassifier(MetaClassifier):
     >>> from sklearn.linear_model import LogisticRegression
     >>> from sklearn.datasets import make_moons
     >>> X, y = make_moons(n_samples=200, noise=0.3, random_state=0)
-    >>> clf = ProbingClassifier(LogisticRegression(), n_probes=10, random_state=0).fit(X, y)
+    >>> clf = ProbingClassifier(LogisticRegression(), n_probes=10, random_state=0)
+    >>> clf = clf.fit(X, y)
     >>> votes = clf.votes(X[:4])  # how many of the 10 classifiers say 1
     >>> bool(((0 <= votes) & (votes <= 10)).all()), clf.predict_proba(X[:4]).shape
     (True, (4, 2))

@@ -134,7 +134,8 @@ def expected_calibration_error(
     Examples
     --------
     >>> from calibbook import expected_calibration_error
-    >>> round(expected_calibration_error([0, 1, 1, 0], [0.1, 0.9, 0.8, 0.3], n_bins=2), 6)
+    >>> y, p = [0, 1, 1, 0], [0.1, 0.9, 0.8, 0.3]
+    >>> round(expected_calibration_error(y, p, n_bins=2), 6)
     0.175
     """
     weight, gap = _bin_gaps(y_true, y_prob, sample_weight, n_bins, strategy)
@@ -183,7 +184,8 @@ def maximum_calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform", 
     Examples
     --------
     >>> from calibbook import maximum_calibration_error
-    >>> round(maximum_calibration_error([0, 1, 1, 0], [0.1, 0.9, 0.8, 0.3], n_bins=2), 6)
+    >>> y, p = [0, 1, 1, 0], [0.1, 0.9, 0.8, 0.3]
+    >>> round(maximum_calibration_error(y, p, n_bins=2), 6)
     0.2
     """
     return float(np.max(_bin_gaps(y_true, y_prob, sample_weight, n_bins, strategy)[1]))

@@ -211,7 +211,8 @@ def bootstrap_ci(
     >>> rng = np.random.default_rng(0)
     >>> p = rng.uniform(size=500)
     >>> y = (rng.uniform(size=500) < p).astype(int)
-    >>> ci = bootstrap_ci(expected_calibration_error, y, p, n_resamples=200, random_state=0)
+    >>> ci = bootstrap_ci(expected_calibration_error, y, p, n_resamples=200,
+    ...                   random_state=0)
     >>> bool(ci.low <= ci.estimate <= ci.high), ci.bootstrap_distribution.shape
     (True, (200,))
     """

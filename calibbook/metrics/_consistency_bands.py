@@ -423,7 +423,8 @@ def consistency_bands(
     >>> bands = consistency_bands(p, n_bins=5, random_state=0)
     >>> bands.mean_predicted.round(2).tolist()
     [0.1, 0.3, 0.8]
-    >>> bool(np.all((bands.lower < bands.mean_predicted) & (bands.mean_predicted < bands.upper)))
+    >>> m = bands.mean_predicted
+    >>> bool(np.all((bands.lower < m) & (m < bands.upper)))
     True
     >>> bands.count.tolist()
     [200.0, 200.0, 200.0]

@@ -488,7 +488,8 @@ def corp_confidence_bands(
     >>> y = (rng.uniform(size=400) < p).astype(int)
     >>> bands = corp_confidence_bands(y, p, n_resamples=200, random_state=0)
     >>> curve = corp_reliability(y, p)
-    >>> bool(np.mean((bands.lower <= curve.calibrated) & (curve.calibrated <= bands.upper)) > 0.9)
+    >>> c = curve.calibrated
+    >>> bool(np.mean((bands.lower <= c) & (c <= bands.upper)) > 0.9)
     True
     """
     y, p, w = check_probability_input(y_true, y_prob, sample_weight)

@@ -321,7 +321,8 @@ def smooth_reliability_curve(y_true, y_prob, *, bandwidth="auto", grid=None, sam
 
     >>> import numpy as np
     >>> from calibbook import smooth_reliability_curve
-    >>> curve = smooth_reliability_curve([0, 1] * 50, [0.7] * 100, grid=[0.7], bandwidth=0.1)
+    >>> curve = smooth_reliability_curve([0, 1] * 50, [0.7] * 100, grid=[0.7],
+    ...                                  bandwidth=0.1)
     >>> round(float(curve.observed[0]), 4), round(float(curve.density[0]), 3)
     (0.5, 3.989)
     >>> round(float(1 / np.sqrt(2 * np.pi * 0.1**2)), 3)
