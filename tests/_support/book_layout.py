@@ -281,6 +281,14 @@ def typography(docname: str, titles: set[str], html: Path = HTML) -> dict:
     }
 
 
+# Whether a page's title runs past the text column (a long dotted name does not wrap).
+TITLE_OVERFLOW_JS = """() => {
+  const article = document.querySelector('article.bd-article') || document.querySelector('main');
+  const h1 = article.querySelector('h1');
+  return !!h1 && h1.scrollWidth > article.getBoundingClientRect().width + 1;
+}"""
+
+
 def layout_problems(docname: str, m: dict) -> list[str]:
     """What the measures ``m`` of chapter ``docname`` break, in words."""
     problems = []

@@ -253,6 +253,16 @@ def test_page_in_browser(docname, server, browser):
             download = [h for h in hrefs if h.endswith(f"_sources/{docname}.ipynb")]
             if not download:
                 problems.append("no download link to the chapter's .ipynb")
+        elif docname.startswith("book/api/generated/"):
+            # an API page: its title and every line of its example fit the column
+            measures = page.evaluate(book_layout.LAYOUT_JS)
+            if measures["wide_code"]:
+                problems.append(
+                    f"{measures['wide_code_lines']} example lines wider than their box, "
+                    f"e.g. {measures['wide_code'][:2]}"
+                )
+            if page.evaluate(book_layout.TITLE_OVERFLOW_JS):
+                problems.append("the page title is wider than the text column")
 
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         # a long chapter is a tall PNG: allow a slow machine more than the default 30 s
