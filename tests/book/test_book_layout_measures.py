@@ -12,7 +12,11 @@ shows, and as <a class="reference internal" href="#x"><span class="std std-ref">
 and <a class="reference internal" href="a.html"><span class="doc">Histogram binning</span></a> say,
 Theorem Theorem 7.1 holds; see Section §2.1 and chapter Chapter 8, not Table 2.3.</p>
 <table><tr><th>ECE</th><td>7.12e-02</td><td>3.2e-05</td><td>1.5e+07</td><td>0e+00</td>
-<td>-0.000</td><td>-0%</td><td>-0.012</td><td>0.071</td></tr></table>
+<td>-0.000</td><td>-0%</td><td>-0.012</td><td>0.071</td></tr>
+<tr><th>bin_lower</th><th>bin lower edge</th><th>Dmax_q90</th></tr></table>
+<figure><figcaption>Fig. 2.1 The loss with N = 10^5 cases and theta-hat.</figcaption></figure>
+<figure><figcaption>Fig. 2.2 With <span class="math">\(N = 10^5\)</span> cases.</figcaption>
+</figure>
 </article></body></html>"""
 
 
@@ -35,6 +39,8 @@ def test_typography_counts_by_hand(built):
     assert m["negative_zeros"] == ["-0.000", "-0%"]
     assert m["bare_refs"] == ["The estimator", "Histogram binning"]
     assert m["doubled_labels"] == ["Theorem Theorem", "Section §", "chapter Chapter 8"]
+    assert m["ascii_maths"] == ["Fig. 2.1 The loss with N = 10^5 cases and theta-hat."]
+    assert m["code_headers"] == ["Dmax_q90", "bin_lower"]
 
 
 def test_layout_problems_name_each_rule_and_honour_open_work(monkeypatch):
