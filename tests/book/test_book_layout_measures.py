@@ -15,7 +15,7 @@ Theorem Theorem 7.1 holds; see Section §2.1 and chapter Chapter 8, not Table 2.
 <td>-0.000</td><td>-0%</td><td>-0.012</td><td>0.071</td></tr>
 <tr><th>bin_lower</th><th>bin lower edge</th><th>Dmax_q90</th></tr></table>
 <figure><figcaption>Fig. 2.1 The loss with N = 10^5 cases and theta-hat.</figcaption></figure>
-<figure><figcaption>Fig. 2.2 With <span class="math">\(N = 10^5\)</span> cases.</figcaption>
+<figure><figcaption>Fig. 2.2 With <span class="math">\\(N = 10^5\\)</span> cases.</figcaption>
 </figure>
 </article></body></html>"""
 
