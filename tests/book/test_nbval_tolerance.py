@@ -188,12 +188,12 @@ def test_book_tolerances_are_measured_and_sane():
         assert measured.get("max_abs_diff", 0) > 0, f"{where}: a tolerance where nothing moved"
         with_tolerance += 1
     assert with_tolerance > 0
-    # The introduction quotes the count; keep it true.
+    # The page on rerunning the book quotes the count; keep it true.
     quoted = re.search(
-        r"(\d+) of the (\d+) checked cells carry one", (BOOK / "intro.md").read_text()
+        r"(\d+) of the (\d+) checked cells carry one", (BOOK / "rerun.md").read_text()
     )
     assert quoted and (int(quoted[1]), int(quoted[2])) == (with_tolerance, checked), (
-        f"intro.md should say {with_tolerance} of the {checked} checked cells carry one"
+        f"rerun.md should say {with_tolerance} of the {checked} checked cells carry one"
     )
 
 
