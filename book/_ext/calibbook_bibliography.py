@@ -165,6 +165,10 @@ class CalibbookReferenceStyle(AuthorYearReferenceStyle):
                 style = replacement(**vars(style))
             styles.append(style)
         self.styles[:] = styles
+        # the group looks a role's style up in role_style, filled from the old styles
+        self.role_style.update(
+            (role_name, style) for style in self.styles for role_name in style.role_names()
+        )
 
 
 def setup(app):

@@ -116,9 +116,10 @@ class NumberedSectionReferences(SphinxPostTransform):
 
     A reference without an explicit title to a section of a numbered chapter reads "§1.2"
     (or "Chapter 8" for a chapter's top heading); ``{doc}`page``` to a numbered chapter reads
-    "Chapter 8". The title becomes the link's hover text. References with an explicit title,
-    and references to unnumbered pages (the guide, notation, API pages, back matter), are left
-    to Sphinx. Runs before Sphinx resolves the references (ReferencesResolver, priority 10).
+    "Chapter 8". The title becomes the link's hover text. References to unnumbered pages (the
+    guide, notation, API pages, back matter) keep the title Sphinx gives them; references with
+    an explicit title keep it, and their link carries the class ``calibbook-explicit-title``.
+    Runs before Sphinx resolves the references (ReferencesResolver, priority 10).
     """
 
     default_priority = 5
@@ -128,7 +129,10 @@ class NumberedSectionReferences(SphinxPostTransform):
         std = env.get_domain("std")
         anchors = getattr(env, SECTIONS_KEY, {})
         for node in list(self.document.findall(addnodes.pending_xref)):
-            if node.get("refdomain") != "std" or node.get("refexplicit"):
+            if node.get("refdomain") != "std" or node.get("reftype") not in ("ref", "doc"):
+                continue
+            if node.get("refexplicit"):
+                self._mark_explicit(std, node)
                 continue
             if node.get("reftype") == "ref":
                 docname, labelid, title = std.labels.get(node["reftarget"], ("", "", ""))
@@ -137,20 +141,35 @@ class NumberedSectionReferences(SphinxPostTransform):
                     continue
                 text = number_label(env.toc_secnumbers.get(docname, {}).get(anchor))
                 css = ["std", "std-ref"]
-            elif node.get("reftype") == "doc":
+            else:
                 docname = docname_join(node.get("refdoc", self.env.docname), node["reftarget"])
                 if docname not in env.titles:
                     continue
                 labelid, title = None, clean_astext(env.titles[docname])
                 text = number_label(env.toc_secnumbers.get(docname, {}).get(""))
                 css = ["doc"]
-            else:
-                continue
             if text is None:
                 continue
             inner = nodes.inline(text, text, classes=[*css, "calibbook-numbered-ref"])
             ref = make_refnode(self.app.builder, self.env.docname, docname, labelid, inner, title)
             node.replace_self(ref)
+
+    def _mark_explicit(self, std, node):
+        # Resolved as Sphinx would, with a class that says its text is the author's own
+        # (tests/book/test_references.py tells these from a bare title printed by Sphinx).
+        ref = std.resolve_xref(
+            self.env,
+            self.env.docname,
+            self.app.builder,
+            node["reftype"],
+            node["reftarget"],
+            node,
+            node[0].deepcopy(),
+        )
+        if ref is None:
+            return  # left to ReferencesResolver, which warns as usual
+        ref["classes"].append("calibbook-explicit-title")
+        node.replace_self(ref)
 
 
 def _unique_scripts(app, pagename, templatename, context, doctree):
