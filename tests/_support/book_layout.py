@@ -246,13 +246,15 @@ def _article(soup):
 
 
 def section_titles(pages: list[str], html: Path = HTML) -> set[str]:
-    """The titles of every section of the pages, as an implicit reference prints them."""
+    """The titles of the numbered sections of the pages, as a bare reference prints them."""
     titles = set()
     for docname in pages:
         path = html / (docname + ".html")
         if not path.is_file():
             continue
         for heading in _article(_soup(path)).select("h1, h2, h3, h4, h5, h6"):
+            if not heading.select(".section-number"):
+                continue  # an unnumbered page (guide, notation, API) is referred to by title
             for extra in heading.select(".section-number, .headerlink"):
                 extra.decompose()
             title = " ".join(heading.get_text(" ").split())
@@ -278,7 +280,10 @@ def typography(docname: str, titles: set[str], html: Path = HTML) -> dict:
     "theta-hat") and table headers that are identifiers (``code_headers``: "bin_lower")."""
     article = _article(_soup(html / (docname + ".html")))
     cells = [" ".join(c.get_text(" ").split()) for c in article.select("td, th")]
-    refs = article.select("a.reference.internal span.std-ref, a.reference.internal span.doc")
+    refs = article.select(
+        "a.reference.internal:not(.calibbook-explicit-title) span.std-ref,"
+        " a.reference.internal:not(.calibbook-explicit-title) span.doc"
+    )
     text = " ".join(article.get_text(" ").split())
     captions = []
     for caption in article.select("figcaption, caption"):
