@@ -66,17 +66,19 @@ class NumberOutputTables(SphinxTransform):
                 self.document.ids[target] = table
 
 
-def number_label(number):
-    """The text of a reference to a numbered section: "Chapter 8" or "§1.2".
+def number_label(number, docname=""):
+    """The text of a reference to a numbered section: "Chapter 8", "Appendix 15" or "§1.2".
 
     ``number`` is the section's number as Sphinx keeps it in ``env.toc_secnumbers``, a tuple
     such as ``(8,)`` for a chapter's top heading or ``(1, 2)`` for section 1.2. None or an
-    empty tuple (an unnumbered page) gives None: the reference keeps its title.
+    empty tuple (an unnumbered page) gives None: the reference keeps its title. The pages of
+    the numbered part "Appendices" (``book/appendix_*``) are appendices, not chapters.
     """
     if not number:
         return None
     if len(number) == 1:
-        return f"Chapter {number[0]}"
+        kind = "Appendix" if docname.startswith("book/appendix_") else "Chapter"
+        return f"{kind} {number[0]}"
     return "§" + ".".join(str(n) for n in number)
 
 
@@ -139,14 +141,14 @@ class NumberedSectionReferences(SphinxPostTransform):
                 anchor = anchors.get(docname, {}).get(labelid)
                 if anchor is None:
                     continue
-                text = number_label(env.toc_secnumbers.get(docname, {}).get(anchor))
+                text = number_label(env.toc_secnumbers.get(docname, {}).get(anchor), docname)
                 css = ["std", "std-ref"]
             else:
                 docname = docname_join(node.get("refdoc", self.env.docname), node["reftarget"])
                 if docname not in env.titles:
                     continue
                 labelid, title = None, clean_astext(env.titles[docname])
-                text = number_label(env.toc_secnumbers.get(docname, {}).get(""))
+                text = number_label(env.toc_secnumbers.get(docname, {}).get(""), docname)
                 css = ["doc"]
             if text is None:
                 continue

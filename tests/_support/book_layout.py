@@ -226,6 +226,7 @@ _LABELS = r"Theorem|Lemma|Proposition|Corollary|Definition|Assumption|Algorithm|
 # "Theorem Theorem 7.1", "Section §1.2", "chapter Chapter 8": a label the reference prints twice
 _DOUBLED = re.compile(
     rf"\b({_LABELS})\s+\1(?=\s*\d)|\b(?:[Ss]ection|[Cc]hapter)\s+(?:§|Chapter\s+\d)"
+    r"|\b[Aa]ppendix\s+Appendix\s+\d"
 )
 
 

@@ -44,8 +44,10 @@ LABEL_WORDS = (
 )
 DOUBLED = re.compile(rf"\b({LABEL_WORDS})\s+\1(?=[\s\d])", re.IGNORECASE)
 # A section number after a word that already says "section" or "chapter".
-SECTION_WORD = re.compile(r"\b(sections?|chapters?|§)\s*§|\bchapters?\s+Chapter\b", re.IGNORECASE)
-NUMBER_TEXT = re.compile(r"^(§\d+(\.\d+)+|Chapter \d+)$")
+SECTION_WORD = re.compile(
+    r"\b(sections?|chapters?|§)\s*§|\b(chapters?\s+Chapter|appendix\s+Appendix)\b", re.IGNORECASE
+)
+NUMBER_TEXT = re.compile(r"^(§\d+(\.\d+)+|(Chapter|Appendix) \d+)$")
 LABEL_YEAR = re.compile(r"^(?P<authors>.+), (?P<year>\d{4}[a-z]?|n\.d\.[a-z]?)$")
 
 
@@ -68,6 +70,7 @@ def ext():
 def test_number_label(ext):
     sphinx_ext, _ = ext
     assert sphinx_ext.number_label((8,)) == "Chapter 8"
+    assert sphinx_ext.number_label((15,), "book/appendix_probing") == "Appendix 15"
     assert sphinx_ext.number_label((1, 2)) == "§1.2"
     assert sphinx_ext.number_label((12, 3, 4)) == "§12.3.4"
     assert sphinx_ext.number_label(None) is None  # unnumbered page: the title stays
