@@ -27,21 +27,29 @@ MUTATIONS = {
         "calibbook/enir.py",
         "penalty = df * (np.log(n) + np.log(2.0 * np.pi))",
         "penalty = df * np.log(n)",
-        ["book/05_near_isotonic_enir_bbq.ipynb", "book/08_comparison.ipynb"],
+        [
+            "book/05_near_isotonic_enir_bbq.ipynb",
+            "book/08_comparison.ipynb",
+            "book/appendix_comparison.ipynb",
+        ],
     ),
     # Platt's smoothed targets (N+ + 1)/(N+ + 2) replaced by (N+ + 0.5)/(N+ + 1) for the positives.
     "platt-targets": (
         "calibbook/platt.py",
         "(n_pos + 1.0) / (n_pos + 2.0)",
         "(n_pos + 0.5) / (n_pos + 1.0)",
-        ["book/03_platt_scaling.ipynb"],
+        ["book/03_platt_scaling.ipynb", "book/appendix_platt.ipynb"],
     ),
     # Isotonic regression's linear interpolation replaced by the midpoint of the two knots.
     "isotonic-linear-midpoint": (
         "calibbook/_kernels/isotonic.py",
         "out[i] = knots_y[j] + (knots_y[j + 1] - knots_y[j]) * (v - x0) / (x1 - x0)",
         "out[i] = 0.5 * (knots_y[j] + knots_y[j + 1])",
-        ["book/04_isotonic_regression.ipynb", "book/07_probing.ipynb"],
+        [
+            "book/04_isotonic_regression.ipynb",
+            "book/07_probing.ipynb",
+            "book/appendix_probing.ipynb",
+        ],
     ),
 }
 
