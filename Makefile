@@ -87,8 +87,8 @@ book: env
 # The PDF: the same sources built as one page (it reuses the HTML build's parsed documents in
 # _build/.doctrees), printed by the browser test's Chromium (scripts/make_pdf.py). Without
 # Chromium or playwright it says so and stops without error, as the browser test skips. It
-# takes longer than the HTML build (about 75 s of CPU for the one page, 140 s to print it),
-# so make book leaves it out; make pdf builds both.
+# takes longer than the HTML build (on two cores, about 60 s for the one page and 115 s to
+# print it), so make book leaves it out; make pdf builds both.
 PDF_BUILD = $(JB) build . --builder singlehtml -W -n --keep-going --quiet
 PDF_PRINT = $(VPY) scripts/make_pdf.py --skip-without-browser
 pdf: book
