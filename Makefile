@@ -4,6 +4,11 @@
 #                   versions of constraints.txt (the ones the notebooks were executed with),
 #                   then compile every numba kernel into _build/numba-cache (calibbook.warmup)
 #   make book       build the HTML book into _build/html (renders the committed notebook outputs)
+#   make pdf        make book, then the whole book as one PDF, _build/html/calibbook.pdf: a
+#                   single-page build (_build/singlehtml) printed by Chromium with every fold
+#                   open (scripts/make_pdf.py; skipped with a message where Chromium is missing)
+#   make serve      serve _build/html on http://127.0.0.1:8000/ (SERVE_PORT=...), so that the
+#                   search shows excerpts (a file:// page may not fetch the pages it quotes)
 #   make unit       the library's unit tests (tests/unit), check_estimator on its representative
 #                   subset: the quick loop while you change calibbook/ (under 5 minutes on 2 cores)
 #   make lint       ruff check and ruff format --check (what the pre-commit hooks run)
@@ -11,8 +16,9 @@
 #                   make env warmed them); all the tests (tests/unit, tests/book, tests/repo,
 #                   check_estimator's full sweep) as the machine computes, then the unit tests on
 #                   other SIMD and BLAS paths; the docstring examples; nbval on the other path;
-#                   the warning-free book build; the built pages in headless Chromium; then make
-#                   lowest when a CPython 3.10 is installed
+#                   the warning-free book build and its PDF; the built pages in headless
+#                   Chromium and the PDF's contents; then make lowest when a CPython 3.10 is
+#                   installed
 #   make lowest     the unit tests against the lowest versions pyproject.toml allows (.venv-lowest)
 #   make bench      every benchmark in one table (benchmarks/run_all.py; the cold start in fresh
 #                   processes with an empty and a warm numba cache among them), then refresh
@@ -51,8 +57,8 @@ NOTEBOOKS = $(shell find book -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*
 OTHER_CORETYPE ?= Haswell
 OTHER_ARITHMETIC = NPY_DISABLE_CPU_FEATURES="$(NPY_OPTIONAL_FEATURES)" OPENBLAS_CORETYPE=$(OTHER_CORETYPE)
 NPY_OPTIONAL_FEATURES = $(shell $(VPY) -c "from numpy._core import _multiarray_umath as m; print(' '.join(f for f in m.__cpu_dispatch__ if m.__cpu_features__.get(f)))")
-.PHONY: env book unit lint test nbval nbval-other-arithmetic lowest lock bench bench-netcal clean \
-	distclean
+.PHONY: env book pdf serve unit lint test nbval nbval-other-arithmetic lowest lock bench bench-netcal \
+	clean distclean
 
 # One numba cache for every pass, the nbval kernels' included (they import the same kernels).
 # It is valid across the two arithmetic paths: numba keys its cache on the LLVM target (CPU
@@ -77,6 +83,24 @@ $(WARM_STAMP): $(CALIBBOOK_SOURCES) $(VENV)/.installed
 
 book: env
 	$(JB) build . -W -n --keep-going
+
+# The PDF: the same sources built as one page (it reuses the HTML build's parsed documents in
+# _build/.doctrees), printed by the browser test's Chromium (scripts/make_pdf.py). Without
+# Chromium or playwright it says so and stops without error, as the browser test skips. It
+# takes longer than the HTML build (on two cores, about 60 s for the one page and 115 s to
+# print it), so make book leaves it out; make pdf builds both.
+PDF_BUILD = $(JB) build . --builder singlehtml -W -n --keep-going --quiet
+PDF_PRINT = $(VPY) scripts/make_pdf.py --skip-without-browser
+pdf: book
+	$(PDF_BUILD)
+	$(PDF_PRINT)
+
+# The built book over http://127.0.0.1 (this machine only): the search fetches the pages it
+# quotes, which a file:// page may not. python -m http.server prints the address.
+SERVE_PORT ?= 8000
+serve:
+	@test -f _build/html/index.html || { echo "error: no _build/html: run make book first" >&2; exit 1; }
+	$(PYTHON) -m http.server $(SERVE_PORT) --bind 127.0.0.1 --directory _build/html
 
 # Two workers: the machines have two cores. A notebook's cells share one kernel, so nbval
 # hands out whole files (--dist loadfile). tests/conftest.py gives each worker one BLAS thread.
@@ -106,7 +130,9 @@ test: env
 	$(VPY) -m pytest --doctest-modules calibbook
 	$(MAKE) --no-print-directory nbval-other-arithmetic
 	$(JB) build . -W -n --keep-going
-	$(PYTEST) tests/book/test_browser.py
+	$(PDF_BUILD)
+	$(PDF_PRINT)
+	$(PYTEST) --dist loadgroup tests/book/test_browser.py tests/book/test_pdf.py
 	@if [ -n "$(LOWEST_PYTHON)" ]; then $(MAKE) --no-print-directory lowest; \
 	else echo "== skipped make lowest: no CPython 3.10 here (make LOWEST_PYTHON=... lowest)"; fi
 
