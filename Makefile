@@ -3,10 +3,11 @@
 #   make env        create or refresh .venv with calibbook[book,test,distributed] at the exact
 #                   versions of constraints.txt (the ones the notebooks were executed with),
 #                   then compile every numba kernel into _build/numba-cache (calibbook.warmup)
-#   make book       build the HTML book into _build/html (renders the committed notebook outputs)
-#   make pdf        make book, then the whole book as one PDF, _build/html/calibbook.pdf: a
-#                   single-page build (_build/singlehtml) printed by Chromium with every fold
-#                   open (scripts/make_pdf.py; skipped with a message where Chromium is missing)
+#   make book       build the book into _build/html (renders the committed notebook outputs),
+#                   then the whole book as one PDF, _build/html/calibbook.pdf: a single-page
+#                   build (_build/singlehtml) printed by Chromium with every fold open
+#                   (scripts/make_pdf.py; skipped with a message where Chromium is missing)
+#   make html       the HTML pages only (about 3 minutes less); make pdf is make book
 #   make serve      serve _build/html on http://127.0.0.1:8000/ (SERVE_PORT=...), so that the
 #                   search shows excerpts (a file:// page may not fetch the pages it quotes)
 #   make unit       the library's unit tests (tests/unit), check_estimator on its representative
@@ -57,7 +58,7 @@ NOTEBOOKS = $(shell find book -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*
 OTHER_CORETYPE ?= Haswell
 OTHER_ARITHMETIC = NPY_DISABLE_CPU_FEATURES="$(NPY_OPTIONAL_FEATURES)" OPENBLAS_CORETYPE=$(OTHER_CORETYPE)
 NPY_OPTIONAL_FEATURES = $(shell $(VPY) -c "from numpy._core import _multiarray_umath as m; print(' '.join(f for f in m.__cpu_dispatch__ if m.__cpu_features__.get(f)))")
-.PHONY: env book pdf serve unit lint test nbval nbval-other-arithmetic lowest lock bench bench-netcal \
+.PHONY: env book html pdf serve unit lint test nbval nbval-other-arithmetic lowest lock bench bench-netcal \
 	clean distclean
 
 # One numba cache for every pass, the nbval kernels' included (they import the same kernels).
@@ -81,19 +82,22 @@ $(WARM_STAMP): $(CALIBBOOK_SOURCES) $(VENV)/.installed
 	$(VPY) -m calibbook.warmup --quiet
 	@touch $@
 
-book: env
-	$(JB) build . -W -n --keep-going
-
-# The PDF: the same sources built as one page (it reuses the HTML build's parsed documents in
-# _build/.doctrees), printed by the browser test's Chromium (scripts/make_pdf.py). Without
-# Chromium or playwright it says so and stops without error, as the browser test skips. It
-# takes longer than the HTML build (on two cores, about 60 s for the one page and 115 s to
-# print it), so make book leaves it out; make pdf builds both.
+# The book: the HTML pages, then the whole book as one PDF that the landing page links
+# (_build/html/calibbook.pdf). The PDF is the same sources built as one page (it reuses the
+# HTML build's parsed documents in _build/.doctrees), printed by the browser test's Chromium
+# (scripts/make_pdf.py) with every fold open; without Chromium or playwright it says so and
+# stops without error, as the browser test skips. On two cores the one page takes about 60 s
+# and its printing about 115 s more than the HTML alone: make html builds only the HTML.
 PDF_BUILD = $(JB) build . --builder singlehtml -W -n --keep-going --quiet
 PDF_PRINT = $(VPY) scripts/make_pdf.py --skip-without-browser
-pdf: book
+book: html
 	$(PDF_BUILD)
 	$(PDF_PRINT)
+
+html: env
+	$(JB) build . -W -n --keep-going
+
+pdf: book
 
 # The built book over http://127.0.0.1 (this machine only): the search fetches the pages it
 # quotes, which a file:// page may not. python -m http.server prints the address.
@@ -129,9 +133,7 @@ test: env
 	$(OTHER_ARITHMETIC) $(PYTEST) -p no:cacheprovider $(UNIT_TESTS)
 	$(VPY) -m pytest --doctest-modules calibbook
 	$(MAKE) --no-print-directory nbval-other-arithmetic
-	$(JB) build . -W -n --keep-going
-	$(PDF_BUILD)
-	$(PDF_PRINT)
+	$(MAKE) --no-print-directory book
 	$(PYTEST) --dist loadgroup tests/book/test_browser.py tests/book/test_pdf.py
 	@if [ -n "$(LOWEST_PYTHON)" ]; then $(MAKE) --no-print-directory lowest; \
 	else echo "== skipped make lowest: no CPython 3.10 here (make LOWEST_PYTHON=... lowest)"; fi
