@@ -1,4 +1,4 @@
-"""Run the full estimator study of chapter 1 and write data/estimator_study.csv.
+"""Run the full estimator study (book/appendix_estimators.ipynb); write data/estimator_study.csv.
 
 The simulation of ``calibbook.experiments.estimator_study``: the four calibration maps of
 ``calibration_maps()`` under the Beta(2, 4) prediction density, test-set sizes from 100 to

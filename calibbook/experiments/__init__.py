@@ -24,9 +24,10 @@ Three layers, each a submodule usable on its own; every public name is importabl
   Naeini & Cooper, ICDM 2016, with significance marks), :func:`improvement_ci` (their
   Table II) and :func:`fit_time_table` (measured counterpart of their Table VII).
 
-Beside them, :mod:`calibbook.experiments.estimator_study` is the simulation study of chapter 1
-(which calibration-error estimator to trust at which sample size); its names stay in that
-submodule, since they concern the measures rather than the calibrators.
+Beside them, :mod:`calibbook.experiments.estimator_study` is the simulation study of the
+estimator appendix (:doc:`/book/appendix_estimators`: which calibration-error estimator to
+trust at which sample size); its names stay in that submodule, since they concern the
+measures rather than the calibrators.
 
 The measures below are the vocabulary the three layers share, so they are defined here,
 before the layers are imported.

@@ -19,7 +19,7 @@ Every quantity an estimator aims at is then a number that quadrature gives exact
 :func:`run_study` draws the replications and applies the estimators and tests of
 :mod:`calibbook.metrics` to each; :func:`summarise_study` reduces them to bias, spread,
 error and rejection rates. ``scripts/run_estimator_study.py`` runs the full study, and
-:doc:`/book/01_measuring_calibration` reads it.
+:doc:`/book/appendix_estimators` reads it.
 """
 
 from __future__ import annotations
@@ -154,7 +154,7 @@ def calibration_maps(over_slope=None, under_slope=None, wiggle=None):
     A prediction of 0.1 comes true 17.7% of the time when over-confident
     (:math:`\operatorname{expit}(0.7 \operatorname{logit} 0.1)`), 4.4% when under-confident.
 
-    :doc:`/book/01_measuring_calibration` draws them.
+    :doc:`/book/appendix_estimators` draws them.
     """
     over = MAP_PARAMETERS["over_slope"] if over_slope is None else float(over_slope)
     under = MAP_PARAMETERS["under_slope"] if under_slope is None else float(under_slope)
@@ -206,7 +206,7 @@ def prediction_density(a=None, b=None):
     >>> round(float(prediction_density().mean()), 4)
     0.3333
 
-    :doc:`/book/01_measuring_calibration` uses it.
+    :doc:`/book/appendix_estimators` uses it.
     """
     from scipy import stats
 
@@ -260,7 +260,7 @@ def draw_sample(calibration_map, density, n, rng):
     >>> p.shape, y.dtype.name
     ((5,), 'int64')
 
-    :doc:`/book/01_measuring_calibration` draws its replications with it.
+    :doc:`/book/appendix_estimators` draws its replications with it.
     """
     rng = check_random_state(rng)
     p = np.asarray(density.rvs(size=int(n), random_state=rng), dtype=np.float64)
@@ -347,7 +347,7 @@ def true_ece(calibration_map, density):
     >>> round(true_ece(maps["over-confident"], g), 4)
     0.0498
 
-    :doc:`/book/01_measuring_calibration` measures the estimators against it.
+    :doc:`/book/appendix_estimators` measures the estimators against it.
     """
     breaks, pdf = _crossings(calibration_map), _pdf(density)
     return float(_quad(lambda s: abs(float(calibration_map(s)) - s) * pdf(s), 0.0, 1.0, breaks))
@@ -381,7 +381,7 @@ def true_squared_error(calibration_map, density):
     >>> round(true_squared_error(f, g) ** 0.5, 4)
     0.0555
 
-    :doc:`/book/01_measuring_calibration` measures the debiased estimator against it.
+    :doc:`/book/appendix_estimators` measures the debiased estimator against it.
     """
     pdf = _pdf(density)
     return float(_quad(lambda s: (float(calibration_map(s)) - s) ** 2 * pdf(s), 0.0, 1.0))
@@ -479,7 +479,7 @@ def binned_error(calibration_map, density, n_bins, strategy="uniform", squared=F
     Two equal-width bins average the wiggle's gaps of both signs nearly away; twenty come
     close to the true ECE, from below.
 
-    :doc:`/book/01_measuring_calibration` measures the binned estimators against it.
+    :doc:`/book/appendix_estimators` measures the binned estimators against it.
     """
     # cached per (map, density) object: the study asks for the same targets many times
     return _binned_cached(calibration_map, density, int(n_bins), strategy, bool(squared))
@@ -581,7 +581,7 @@ def smooth_ece_target(calibration_map, density, grid=_SMOOTH_GRID):
     >>> round(value, 4), round(sigma, 4)
     (0.0488, 0.0488)
 
-    :doc:`/book/01_measuring_calibration` measures the smooth ECE against it.
+    :doc:`/book/appendix_estimators` measures the smooth ECE against it.
     """
     from scipy.optimize import brentq
 
@@ -652,7 +652,7 @@ def calibration_test_targets(calibration_map, density):
     (0.7, 0.0)
 
     The over-confident map is Cox's model itself, so the fit recovers its slope.
-    :doc:`/book/01_measuring_calibration` reads the tests' power against these.
+    :doc:`/book/appendix_estimators` reads the tests' power against these.
     """
     from scipy.optimize import brentq
 
@@ -722,7 +722,7 @@ def population_targets(maps, density, bin_counts=(5, 10, 15, 20), debiased_bins=
     >>> float(row["true ECE"]), float(row["slope"])
     (0.0, 1.0)
 
-    :doc:`/book/01_measuring_calibration` shows this table.
+    :doc:`/book/appendix_estimators` shows this table.
     """
     pd = require("pandas", "experiments")
 
@@ -912,7 +912,7 @@ def run_study(
     >>> df.groupby("rep").size().tolist()
     [19, 19]
 
-    :doc:`/book/01_measuring_calibration` runs a slice of it live and reads the full study.
+    :doc:`/book/appendix_estimators` runs a slice of it live and reads the full study.
     """
     pd = require("pandas", "experiments")
 
@@ -1017,7 +1017,7 @@ def summarise_study(results, alpha=0.05):
     >>> int(summary.set_index("estimator").loc["Spiegelhalter", "n_rep"])
     3
 
-    :doc:`/book/01_measuring_calibration` draws and tabulates it.
+    :doc:`/book/appendix_estimators` draws and tabulates it.
     """
     df = results.copy()
     tests = df["kind"] == _PVALUE

@@ -48,7 +48,7 @@ def debiased_calibration_error(
     Given :math:`n_k`, :math:`o_k (1 - o_k) / (n_k - 1)` is an unbiased estimate of
     the variance of :math:`o_k`, the amount by which the plug-in term
     :math:`(o_k - e_k)^2` overshoots :math:`(E[y \mid k] - e_k)^2` on average.
-    :doc:`/book/01_measuring_calibration` measures its bias and spread against the
+    :doc:`/book/appendix_estimators` measures its bias and spread against the
     binned ECE's.
 
     Parameters
@@ -166,7 +166,7 @@ def ece_sweep(
             |o_k - e_k|^{q}\Big)^{1/q},
 
     with :math:`q` = ``norm``: q = 1 gives the ECE, q = 2 the root of the weighted
-    mean squared gap. :doc:`/book/01_measuring_calibration` measures its bias and
+    mean squared gap. :doc:`/book/appendix_estimators` measures its bias and
     spread against the binned ECE's.
 
     Parameters

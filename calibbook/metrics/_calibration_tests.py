@@ -225,7 +225,7 @@ def calibration_intercept_slope(y_true, y_prob, *, confidence=0.95, sample_weigh
     model with the slope fixed at 1, that is the logistic regression with offset
     :math:`\operatorname{logit}(p)`: a > 0 means the predictions are too low on
     average, a < 0 too high. Perfect calibration has intercept 0 and slope 1.
-    These tests complement the binned measures of :doc:`/book/01_measuring_calibration`.
+    These tests complement the binned measures of :doc:`/book/appendix_estimators`.
 
     Parameters
     ----------
@@ -455,7 +455,7 @@ def hosmer_lemeshow_test(y_true, y_prob, *, n_groups=10, ddof=0, sample_weight=N
 
     which is compared with a chi-square distribution with (number of groups) -
     ``ddof`` degrees of freedom. The groups are those of the quantile-binned ECE of
-    :doc:`/book/01_measuring_calibration`.
+    :doc:`/book/appendix_estimators`.
 
     Parameters
     ----------

@@ -158,7 +158,7 @@ def smooth_ece(y_true, y_prob, *, bandwidth="auto", sample_weight=None, return_b
     :math:`\sigma = \mathrm{smECE}_\sigma`) it is a consistent calibration measure: within
     constant factors of the distance to the nearest perfectly calibrated predictor.
     Computed as relplot (the authors' package) computes it, to rounding error.
-    :doc:`/book/01_measuring_calibration` measures its bias and spread against the
+    :doc:`/book/appendix_estimators` measures its bias and spread against the
     binned ECE's.
 
     Parameters
@@ -268,7 +268,7 @@ def smooth_reliability_curve(y_true, y_prob, *, bandwidth="auto", grid=None, sam
     points ``grid``. With the same bandwidth, :func:`smooth_ece` is the
     density-weighted mean of :math:`|\bar f(t) - \hat\mu(t)|`, where :math:`\bar f(t)`
     is the kernel average of the predictions (close to t).
-    :doc:`/book/01_measuring_calibration` draws it beside the binned curve.
+    :doc:`/book/appendix_estimators` draws it beside the binned curve.
 
     Parameters
     ----------
