@@ -125,6 +125,21 @@ def format_number(value, digits=3):
     return readable_number(text)
 
 
+_SUPERSCRIPT = str.maketrans(
+    "0123456789-", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b"
+)
+
+
+def readable_label(label):
+    """A header or index label as the tables show it: a power of ten written "1e4" reads
+    10\u2074; any other label is shown as it is."""
+    text = str(label)
+    match = re.fullmatch(r"1e\+?(-?\d+)", text)
+    if match:
+        return "10" + str(int(match.group(1))).translate(_SUPERSCRIPT)
+    return text
+
+
 def _readable(fmt):
     """A column format (a format string or a function) followed by the book's rule."""
     if callable(fmt):
@@ -137,7 +152,8 @@ def show_table(table, digits=3, *, index=True, formats=None, compact=False):
 
     Every number follows the book's one rounding rule (:func:`format_number`; a column's
     own format in ``formats`` is followed by :func:`readable_number`): no e-notation
-    between 1e-4 and 1e6, no negative zero.
+    between 1e-4 and 1e6, no negative zero; labels such as "1e4" read 10\u2074
+    (:func:`readable_label`).
     The book renders the HTML. The output also carries the same table as plain text, rounded
     the same way, which is what the notebook checks (nbval) compare; the HTML is left out of
     that comparison (book/conftest.py), so the styling can change without touching a check.
@@ -167,6 +183,8 @@ def show_table(table, digits=3, *, index=True, formats=None, compact=False):
     if formats:
         readable = {c: _readable(f) for c, f in formats.items()}
         styler = styler.format(readable, subset=list(formats), na_rep="")
+    styler = styler.format_index(readable_label, axis="columns")
+    styler = styler.format_index(readable_label, axis="index")
     if not index:
         styler = styler.hide(axis="index")
     # a stable id, so that re-running a cell does not change its HTML for nothing

@@ -99,7 +99,19 @@ MUST_BE_ZERO = {
 }
 # What is left of issue 32 on the pages not yet reworked: a page may not get worse than this
 # (the measure: allowed count). Remove an entry once its page meets the rule.
-OPEN_WORK: dict[str, dict[str, float]] = {}
+OPEN_WORK: dict[str, dict[str, float]] = {
+    # 1.1 screens over: the next cuts (a check table, two vote tables) move to its appendix
+    "book/07_probing": {"screens_open": 26.5},
+    # the detail of chapter 2, itself over: to be split in two
+    "book/appendix_histogram_binning": {"screens_open": 31, "code_headers": 3},
+    # column headers still named as in the code (ECE_pos, n_samples, largest_gain, ...)
+    "book/06_density_calibration": {"code_headers": 1},
+    "book/08_comparison": {"code_headers": 5},
+    "book/11_ties_and_guarantees": {"code_headers": 1},
+    "book/13_comparison_today": {"code_headers": 2},
+    "book/appendix_near_isotonic": {"code_headers": 1},
+    "book/appendix_comparison": {"code_headers": 4},
+}
 SCREEN_HEIGHT = 900
 # The sphinx-proof blocks whose statements are results a fold may not hide (proofs may fold).
 STATEMENTS = ", ".join(
@@ -236,6 +248,13 @@ _ASCII_MATHS = re.compile(r"\d\^[-\d]|\w-hat\b|\bsqrt\(|<=|>=|\btheta\b|\blambda
 _CODE_HEADER = re.compile(r"^[A-Za-z]+[a-z0-9]*_[A-Za-z0-9_]+$")
 
 
+def _dataset_names() -> frozenset[str]:
+    """The benchmark data sets' names: proper names, not code, wherever a table shows them."""
+    from calibbook import benchmark_names
+
+    return frozenset(benchmark_names())
+
+
 def _soup(path: Path):
     from bs4 import BeautifulSoup
 
@@ -288,8 +307,8 @@ def typography(docname: str, titles: set[str], html: Path = HTML) -> dict:
     text = " ".join(article.get_text(" ").split())
     captions = []
     for caption in article.select("figcaption, caption"):
-        for formula in caption.select(".math, mjx-container"):
-            formula.decompose()
+        for inner in caption.select(".math, mjx-container, table"):
+            inner.decompose()  # formulas are typeset; a table inside is not caption text
         captions.append(" ".join(caption.get_text(" ").split()))
     headers = [" ".join(h.get_text(" ").split()) for h in article.select("th")]
     return {
@@ -300,7 +319,9 @@ def typography(docname: str, titles: set[str], html: Path = HTML) -> dict:
         ],
         "doubled_labels": [m.group(0) for m in _DOUBLED.finditer(text)],
         "ascii_maths": [c[:60] for c in captions if _ASCII_MATHS.search(c)],
-        "code_headers": sorted({h for h in headers if _CODE_HEADER.match(h)}),
+        "code_headers": sorted(
+            {h for h in headers if _CODE_HEADER.match(h) and h not in _dataset_names()}
+        ),
     }
 
 

@@ -164,3 +164,14 @@ def test_show_table_html_follows_the_rule_and_plain_text_keeps_its_format(shown)
     assert ">0.0712<" in html and ">2.00e-05<" in html  # the column's e-format, readable
     assert ">3.00e+07<" in html and ">12.000<" in html
     assert "7.12e-02" in plain and "-0.000" in plain  # what nbval compares is unchanged
+
+
+def test_labels_that_are_powers_of_ten_read_as_powers(shown):
+    assert booktools.readable_label("1e4") == "10\u2074"
+    assert booktools.readable_label("1e-3") == "10\u207b\u00b3"
+    assert booktools.readable_label("base SVM") == "base SVM"
+    table = pd.DataFrame({"1e2": [0.5], "1e3": [0.25]}, index=["ECE"])
+    booktools.show_table(table)
+    html, plain = shown[0]["text/html"], shown[0]["text/plain"]
+    assert ">10\u00b2<" in html and ">10\u00b3<" in html and ">1e2<" not in html
+    assert "1e2" in plain  # the checked text keeps the data's own labels
