@@ -134,7 +134,7 @@ test: env
 	$(VPY) -m pytest --doctest-modules calibbook
 	$(MAKE) --no-print-directory nbval-other-arithmetic
 	$(MAKE) --no-print-directory book
-	$(PYTEST) --dist loadgroup tests/book/test_browser.py tests/book/test_pdf.py
+	$(PYTEST) --dist loadgroup tests/book/test_browser.py tests/book/test_pdf.py tests/book/test_references.py
 	@if [ -n "$(LOWEST_PYTHON)" ]; then $(MAKE) --no-print-directory lowest; \
 	else echo "== skipped make lowest: no CPython 3.10 here (make LOWEST_PYTHON=... lowest)"; fi
 
