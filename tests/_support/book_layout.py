@@ -30,6 +30,7 @@ browser settings are the browser test's.
 
 from __future__ import annotations
 
+import functools
 import http.server
 import os
 import re
@@ -250,6 +251,7 @@ _ASCII_MATHS = re.compile(r"\d\^[-\d]|\w-hat\b|\bsqrt\(|<=|>=|\btheta\b|\blambda
 _CODE_HEADER = re.compile(r"^[A-Za-z]+[a-z0-9]*_[A-Za-z0-9_]+$")
 
 
+@functools.lru_cache(maxsize=1)
 def _dataset_names() -> frozenset[str]:
     """The benchmark data sets' names: proper names, not code, wherever a table shows them."""
     from calibbook import benchmark_names
