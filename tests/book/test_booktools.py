@@ -146,7 +146,7 @@ def test_format_number_rule(value, digits):
     # the number shown is the value, rounded
     if _E.search(text):
         assert shown == pytest.approx(value, rel=5e-3)
-    elif size >= 10.0**-digits:
+    elif float(f"{value:.{digits}f}") != 0.0:  # a nonzero result: plain rounding
         assert abs(shown - value) <= 0.5 * 10.0**-digits * (1 + 1e-9) + 1e-9 * size
     else:
         assert shown == pytest.approx(value, rel=0.05, abs=0.0 if value else 1e-12)
