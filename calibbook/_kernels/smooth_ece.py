@@ -128,7 +128,10 @@ def _node_and_fraction(t, scale, h):
         k = 0
     elif k > scale - 1:
         k = scale - 1
-    return k, (t - k * h) / h
+    # clipped: at t = 1 the rounding of k * h can put r an ulp above 1, and 1 - r below 0
+    # would give a grid function of non-negative values a negative value there
+    r = (t - k * h) / h
+    return k, min(max(r, 0.0), 1.0)
 
 
 @njit(cache=True)
