@@ -27,6 +27,7 @@ import math
 import numpy as np
 from numba import njit
 
+from calibbook._kernels.arrays import zeroed
 from calibbook._kernels.binning import midpoint
 
 # cuts_of_runs: a weight below within this many ulps of W of a target reaches it
@@ -45,13 +46,13 @@ def _add_compensated(exact, carry, x):
     return t, carry
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _first_multiple(d, b_lo):
     """The smallest multiple of d that is >= max(d, b_lo) (no division when d >= b_lo)."""
     return d if d >= b_lo else ((b_lo + d - 1) // d) * d
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _bin_prior(lower, upper, strength, prior_clip):
     """(a1, a0): the Beta prior of a bin with cuts ``lower`` and ``upper``."""
     p = min(max(0.5 * (lower + upper), prior_clip), 1.0 - prior_clip)
@@ -74,7 +75,7 @@ def _lgamma_n(state, m, n, strength):
     return value
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _n_fractions(order):
     """Number of reduced fractions in (0, 1) with denominator <= order: sum of phi(q)."""
     phi = np.empty(order + 1, np.int64)
@@ -89,7 +90,7 @@ def _n_fractions(order):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _new_record(size):
     """Empty record arrays: first, step, run, below, pos, cut (see ``cuts_of_rows``)."""
     return (
@@ -245,8 +246,10 @@ def bbq_log_marginals(record, total, pos_total, b_min, b_max, strength, prior_cl
     """
     rec_first, rec_step, rec_run, rec_below, rec_pos, rec_cut = record
     n_models = b_max - b_min + 1
-    state = np.zeros((n_models, _N_STATE), np.float64)
+    state = np.empty((n_models, _N_STATE), np.float64)  # not np.zeros: see .arrays
     for m in range(n_models):
+        for f in range(_N_STATE):
+            state[m, f] = 0.0
         state[m, _N0] = state[m, _N1] = -1.0
     lg_c = math.lgamma(strength)
     for e in range(rec_run.shape[0]):
@@ -306,15 +309,15 @@ def bbq_collect(record, b_min, model_weight):
     rec_first, rec_step, rec_run, rec_below, rec_pos, rec_cut = record
     n_models = model_weight.shape[0]
     b_lo, b_hi = b_min + n_models, b_min - 1  # the binnings of positive weight
-    slot = np.zeros(n_models + 1, np.int64)
+    slot = zeroed(np.empty(n_models + 1, np.int64))
     for m in range(n_models):
         size = 0
         if model_weight[m] != 0.0:
             b_lo, b_hi = min(b_lo, b_min + m), b_min + m
             size = b_min + m - 1
         slot[m + 1] = slot[m] + size
-    n_cuts = np.zeros(n_models, np.int64)
-    last_run = np.zeros(n_models, np.int64)
+    n_cuts = zeroed(np.empty(n_models, np.int64))
+    last_run = zeroed(np.empty(n_models, np.int64))
     cut_index = np.empty(slot[n_models], np.int64)
     cut_below = np.empty(slot[n_models], np.float64)
     cut_pos = np.empty(slot[n_models], np.float64)
@@ -365,7 +368,7 @@ def bbq_average(
     running sum gives the (len(grid) + 1,) averages.
     """
     n_grid = grid.shape[0]
-    diff = np.zeros(n_grid + 2, np.float64)
+    diff = zeroed(np.empty(n_grid + 2, np.float64))
     for m in range(model_weight.shape[0]):
         w = model_weight[m]
         if w == 0.0:

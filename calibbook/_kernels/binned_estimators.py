@@ -9,6 +9,7 @@ never revisits the rows.
 import numpy as np
 from numba import njit
 
+from calibbook._kernels.arrays import zeroed
 from calibbook._kernels.binning import bin_index, share_threshold, uniform_bin, uniform_edge
 
 _EPS = float(np.finfo(np.float64).eps)  # a constant: np.finfo inside a kernel compiles
@@ -23,9 +24,9 @@ def binned_sums(values, labels, weights, edges):
     """
     n_bins = edges.shape[0] + 1
     ids = bin_index(edges, values)
-    weight = np.zeros(n_bins, np.float64)
-    sum_p = np.zeros(n_bins, np.float64)
-    sum_y = np.zeros(n_bins, np.float64)
+    weight = zeroed(np.empty(n_bins, np.float64))
+    sum_p = zeroed(np.empty(n_bins, np.float64))
+    sum_y = zeroed(np.empty(n_bins, np.float64))
     for i in range(values.shape[0]):
         k = ids[i]
         w = weights[i]
@@ -291,9 +292,9 @@ def bin_totals(values, weights, positives, starts):
     Summed run by run in order; a run's predictions all equal its value.
     """
     n_bins = starts.shape[0] - 1
-    weight = np.zeros(n_bins, np.float64)
-    sum_p = np.zeros(n_bins, np.float64)
-    sum_y = np.zeros(n_bins, np.float64)
+    weight = zeroed(np.empty(n_bins, np.float64))
+    sum_p = zeroed(np.empty(n_bins, np.float64))
+    sum_y = zeroed(np.empty(n_bins, np.float64))
     for k in range(n_bins):
         for r in range(starts[k], starts[k + 1]):
             weight[k] += weights[r]

@@ -3,6 +3,8 @@
 import numpy as np
 from numba import njit
 
+from calibbook._kernels.arrays import filled, zeroed
+
 #: Relative rounding slack of a weight sum, per summed term (see ``share_threshold``).
 SLACK_PER_TERM = 2.0 * np.finfo(np.float64).eps
 
@@ -44,8 +46,8 @@ def equal_frequency_bins(weights, positives, n_bins, n_terms=-1):
     for r in range(n_runs):
         total += weights[r]
     starts = np.empty(n_bins + 1, np.int64)
-    bin_weight = np.zeros(n_bins, np.float64)
-    bin_positive = np.zeros(n_bins, np.float64)
+    bin_weight = zeroed(np.empty(n_bins, np.float64))
+    bin_positive = zeroed(np.empty(n_bins, np.float64))
     starts[0] = 0
     below = 0.0
     k = np.int64(1)  # not a literal 1: one specialization of share_threshold
@@ -118,10 +120,10 @@ def uniform_bin_sums(scores, labels, weights, n_bins):
     weight are absent: they count in no bin's scores (an empty bin has smallest score
     +inf and largest -inf).
     """
-    bin_weight = np.zeros(n_bins, np.float64)
-    bin_positive = np.zeros(n_bins, np.float64)
-    bin_min = np.full(n_bins, np.inf)
-    bin_max = np.full(n_bins, -np.inf)
+    bin_weight = zeroed(np.empty(n_bins, np.float64))
+    bin_positive = zeroed(np.empty(n_bins, np.float64))
+    bin_min = filled(np.empty(n_bins), np.inf)
+    bin_max = filled(np.empty(n_bins), -np.inf)
     for i in range(scores.shape[0]):
         s = scores[i]
         k = uniform_bin(s, n_bins)
@@ -200,7 +202,7 @@ def bin_index(edges, x):
             out[i] = count_at_or_below(edges, x[i])
         return out
     # before[g] = number of edges whose bucket is < g
-    before = np.zeros(n_buckets + 2, np.int64)
+    before = zeroed(np.empty(n_buckets + 2, np.int64))
     for j in range(n_edges):
         before[min(int((edges[j] - lo) * scale), n_buckets) + 1] += 1
     for g in range(1, n_buckets + 2):

@@ -8,6 +8,7 @@ Spiegelhalter z-test and the per-group sums of the Hosmer-Lemeshow test.
 import numpy as np
 from numba import njit
 
+from calibbook._kernels.arrays import zeroed
 from calibbook._kernels.binning import equal_frequency_bins
 
 
@@ -43,7 +44,7 @@ def weighted_groups(values, run_weights, run_positives, n_groups, n_terms=-1):
     prediction 0 gives expected == 0.
     """
     starts, total, observed = equal_frequency_bins(run_weights, run_positives, n_groups, n_terms)
-    expected = np.zeros(n_groups)
+    expected = zeroed(np.empty(n_groups))
     for k in range(n_groups):
         for r in range(starts[k], starts[k + 1]):
             expected[k] += values[r] * run_weights[r]
@@ -58,7 +59,7 @@ def sorted_group_sums(sorted_values, edges):
     ``calibbook._utils.binning.assign_bins``; ``edges`` are non-decreasing (+inf allowed).
     """
     n_edges = edges.shape[0]
-    sums = np.zeros(n_edges + 1)
+    sums = zeroed(np.empty(n_edges + 1))
     k = 0
     for i in range(sorted_values.shape[0]):
         v = sorted_values[i]

@@ -36,6 +36,8 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
+from calibbook._kernels.arrays import zeroed
+
 _EPS10 = 10.0 * np.finfo(np.float64).eps  # scikit-learn adds this to every n_k
 _LOG_2PI = math.log(2.0 * math.pi)
 _BLOCK = 128  # samples whose responsibilities are held at once (K x _BLOCK doubles)
@@ -100,7 +102,7 @@ def _exp_nonpositive(u):
     return p * scale if u > -708.0 else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True)  # not inlined: the caller contracts to fused multiply-adds
 def _log_normal_constants(a, b, beta, nu, cov, const, half_prec):
     """E[log pi_k] + E[log N(x | mu_k, lambda_k)] = const_k - half_prec_k (x - mean_k)^2."""
     acc = 0.0
@@ -136,10 +138,15 @@ def e_step_statistics(x, w, a, b, beta, mean, nu, cov, nk, sd, sdd):
     top = np.empty(_BLOCK)
     total = np.empty(_BLOCK)
     dot = np.empty(_BLOCK)
-    acc_n = np.zeros((n_comp, _BLOCK))
-    acc_s = np.zeros((n_comp, _BLOCK))
-    acc_q = np.zeros((n_comp, _BLOCK))
-    acc_h = np.zeros(_BLOCK)
+    # np.empty and loops, not np.zeros: the same zeros, and one numpy overload less to compile
+    acc_n = np.empty((n_comp, _BLOCK))
+    acc_s = np.empty((n_comp, _BLOCK))
+    acc_q = np.empty((n_comp, _BLOCK))
+    acc_h = np.empty(_BLOCK)
+    for j in range(_BLOCK):
+        acc_h[j] = 0.0
+        for k in range(n_comp):
+            acc_n[k, j] = acc_s[k, j] = acc_q[k, j] = 0.0
     for start in range(0, n, _BLOCK):
         m = min(_BLOCK, n - start)
         xb = x[start : start + m]
@@ -196,31 +203,11 @@ def e_step_statistics(x, w, a, b, beta, mean, nu, cov, nk, sd, sdd):
 
 
 @njit(cache=True)
-def label_statistics(x, w, labels, n_comp):
-    """Statistics (nk, sd, sdd, centre) of hard assignments: sample i in component labels[i]."""
-    nk = np.zeros(n_comp)
-    centre = np.zeros(n_comp)
-    for i in range(x.shape[0]):
-        nk[labels[i]] += w[i]
-        centre[labels[i]] += w[i] * x[i]
-    for k in range(n_comp):
-        if nk[k] > 0:
-            centre[k] /= nk[k]
-    sd = np.zeros(n_comp)
-    sdd = np.zeros(n_comp)
-    for i in range(x.shape[0]):
-        d = x[i] - centre[labels[i]]
-        sd[labels[i]] += w[i] * d
-        sdd[labels[i]] += w[i] * d * d
-    return nk, sd, sdd, centre
-
-
-@njit(cache=True)
 def responsibility_statistics(x, w, resp):
     """Statistics (nk, sd, sdd, centre) of given responsibilities ``resp`` of shape (n, K)."""
     n, n_comp = resp.shape
-    nk = np.zeros(n_comp)
-    centre = np.zeros(n_comp)
+    nk = zeroed(np.empty(n_comp))
+    centre = zeroed(np.empty(n_comp))
     for i in range(n):
         for k in range(n_comp):
             r = w[i] * resp[i, k]
@@ -229,8 +216,8 @@ def responsibility_statistics(x, w, resp):
     for k in range(n_comp):
         if nk[k] > 0:
             centre[k] /= nk[k]
-    sd = np.zeros(n_comp)
-    sdd = np.zeros(n_comp)
+    sd = zeroed(np.empty(n_comp))
+    sdd = zeroed(np.empty(n_comp))
     for i in range(n):
         for k in range(n_comp):
             r = w[i] * resp[i, k]
@@ -265,7 +252,7 @@ def m_step(
         cov[k] = (cov0 + n_k * s + n_k * beta0 / beta[k] * diff * diff) / nu[k]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _bound_without_entropy(a, b, beta, nu, cov):
     """scikit-learn's lower bound (constant terms removed) less the entropy of q(z)."""
     log_wishart = 0.0

@@ -19,6 +19,8 @@ import math
 import numpy as np
 from numba import njit
 
+from calibbook._kernels.arrays import zeroed
+
 #: Skip kernel terms farther than this many bandwidths (exp(-50) ~ 2e-22 of the peak).
 CUTOFF = 10.0
 
@@ -39,8 +41,8 @@ def grid_masses(p, y, w, m, residual):
     -------
     mass, value : arrays of shape (m,)
     """
-    mass = np.zeros(m)
-    value = np.zeros(m)
+    mass = zeroed(np.empty(m))
+    value = zeroed(np.empty(m))
     scale = m - 1
     weighted = w.shape[0] > 0
     for i in range(p.shape[0]):
@@ -109,8 +111,8 @@ def reflected_smooth(a, b, sigma):
         ker[k] = math.exp(-x * x / two_var) * norm
     ea = _reflect(a, first, scale + last)
     eb = _reflect(b, first, scale + last)
-    sa = np.zeros(m)
-    sb = np.zeros(m)
+    sa = zeroed(np.empty(m))
+    sb = zeroed(np.empty(m))
     # kernel offset outside, nodes inside: the inner loop has no carried sum and vectorises
     for k in range(width):
         kk = ker[k]

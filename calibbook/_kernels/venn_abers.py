@@ -17,7 +17,7 @@ from calibbook._kernels.binning import count_at_or_below
 _LARGEST_FLOAT = float(np.finfo(np.float64).max)  # a constant: np.finfo in a kernel compiles
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _suffix_hull_next(cx, cy):
     """``nxt[j]``: the vertex after P_j on the lower convex hull of P_j, ..., P_R (-1: none).
 
@@ -26,10 +26,12 @@ def _suffix_hull_next(cx, cy):
     dropped (they change no slope).
     """
     n = cx.shape[0]
-    nxt = np.full(n, -1, np.int64)
+    nxt = np.empty(n, np.int64)
     stack = np.empty(n, np.int64)
     top = -1
+    nxt[0] = -1
     for j in range(n - 1, 0, -1):
+        nxt[j] = -1
         while top >= 1:
             a, b = stack[top], stack[top - 1]
             # keep a if it lies strictly below the segment from P_j to P_b
@@ -43,7 +45,7 @@ def _suffix_hull_next(cx, cy):
     return nxt
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _tangent(cx, cy, nxt, lx, ly, v):
     """The vertex of minimal slope from (lx, ly), walking the hull chain right from vertex v."""
     while nxt[v] >= 0:
@@ -55,7 +57,7 @@ def _tangent(cx, cy, nxt, lx, ly, v):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _cumulative(weights, sums):
     """The cumulative sum diagram: P_0 = (0, 0), P_r = (W_1 + ... + W_r, S_1 + ... + S_r)."""
     r = weights.shape[0]

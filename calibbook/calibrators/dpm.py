@@ -126,6 +126,21 @@ def quantile_responsibilities(x, sample_weight, n_components):
     return _quantile_responsibilities(x, w, int(n_components))
 
 
+def _label_statistics(x, w, labels, n_comp):
+    """Statistics (nk, sd, sdd, centre) of hard assignments: sample i in component labels[i].
+
+    Once per fit, so NumPy (bincount adds in row order, as a loop would) rather than one
+    more kernel to compile on a first fit.
+    """
+    nk = np.bincount(labels, weights=w, minlength=n_comp)
+    centre = np.bincount(labels, weights=w * x, minlength=n_comp)
+    centre = np.divide(centre, nk, out=centre, where=nk > 0)
+    wd = w * (x - centre[labels])
+    sd = np.bincount(labels, weights=wd, minlength=n_comp)
+    sdd = np.bincount(labels, weights=wd * (x - centre[labels]), minlength=n_comp)
+    return nk, sd, sdd, centre
+
+
 def _merge_ties(x, w):
     """The distinct values of x with positive weight, sorted, and the total weight of each.
 
@@ -447,7 +462,7 @@ class DPGaussianMixture1D(BaseEstimator):
         if resp is None:
             cuts = _weighted_quantile_cuts(xu, wu, n_comp)
             labels = np.searchsorted(cuts, xu, side="right")
-            stats = kernels.label_statistics(xu, wu, labels, n_comp)
+            stats = _label_statistics(xu, wu, labels, n_comp)
         else:
             resp = np.ascontiguousarray(resp, dtype=np.float64)
             stats = kernels.responsibility_statistics(x, w, resp)

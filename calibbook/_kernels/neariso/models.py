@@ -4,6 +4,8 @@ their scoring by goodness of fit, and ENIR's weighted average of them."""
 import numpy as np
 from numba import njit
 
+from calibbook._kernels.arrays import filled, zeroed
+
 
 @njit(cache=True)
 def _block_loglik(pos, neg, v):
@@ -48,7 +50,7 @@ def group_events(event_lam, rel_tol):
             t += 1
             last = event_lam[k]
         event_model[k] = t
-    model_lam = np.zeros(t + 1, np.float64)
+    model_lam = zeroed(np.empty(t + 1, np.float64))
     for k in range(n_events):
         model_lam[event_model[k]] = event_lam[k]  # the last (largest) lambda of the group
     return event_model, model_lam
@@ -70,9 +72,9 @@ def blocks_at(weights, path_sums, score_sums, values, starts, tol):
     """
     n_blocks = starts.shape[0] - 1
     with_x = values.shape[0] == weights.shape[0]
-    bw = np.zeros(n_blocks, np.float64)
-    bs = np.zeros(n_blocks, np.float64)
-    bx = np.zeros(n_blocks, np.float64)
+    bw = zeroed(np.empty(n_blocks, np.float64))
+    bs = zeroed(np.empty(n_blocks, np.float64))
+    bx = zeroed(np.empty(n_blocks, np.float64))
     coef = np.empty(n_blocks, np.float64)
     left_viol = 0.0  # violation flag of the run before block b
     for b in range(n_blocks):
@@ -141,14 +143,14 @@ def exact_fits(
     S = block_sum.copy()
     coef = block_coef.copy()
     moving = np.empty(n_blocks, np.int64)
-    where = np.full(n_blocks, -1, np.int64)
+    where = filled(np.empty(n_blocks, np.int64), -1)
     n_moving = np.int64(0)  # not a literal 0: one specialization of _unlist
     for b in range(n_blocks):
         if coef[b] != 0.0:
             moving[n_moving] = b
             where[b] = n_moving
             n_moving += 1
-    fitted = np.full(n_models, np.nan)
+    fitted = filled(np.empty(n_models), np.nan)
     k = 0
     for t in range(first_model, n_models):
         while k < n_after and model_after[k] == t:
@@ -206,8 +208,8 @@ def model_average(
     n = block_weight.shape[0]
     n_events = left.shape[0]
     n_models = model_lam.shape[0]
-    cum_w = np.zeros(n_models + 1, np.float64)
-    cum_wl = np.zeros(n_models + 1, np.float64)
+    cum_w = zeroed(np.empty(n_models + 1, np.float64))
+    cum_wl = zeroed(np.empty(n_models + 1, np.float64))
     for t in range(n_models):
         cum_w[t + 1] = cum_w[t] + model_weight[t]
         cum_wl[t + 1] = cum_wl[t] + model_weight[t] * model_lam[t]
@@ -216,7 +218,7 @@ def model_average(
     S = np.empty(n_nodes, np.float64)
     X = np.empty(n_nodes, np.float64)
     coef = np.empty(n_nodes, np.float64)
-    birth = np.zeros(n_nodes, np.int64)
+    birth = zeroed(np.empty(n_nodes, np.int64))
     death = np.empty(n_nodes, np.int64)
     parent = np.empty(n_nodes, np.int64)
     for node in range(n_nodes):  # a loop compiles faster than np.full and -np.ones
@@ -235,7 +237,7 @@ def model_average(
         death[a] = death[b] = model_after[k]
         parent[a] = parent[b] = node
         node_of[left[k]] = node
-    acc = np.zeros(n_nodes, np.float64)
+    acc = zeroed(np.empty(n_nodes, np.float64))
     for node in range(n_nodes - 1, -1, -1):  # parents have larger ids than children
         m = S[node] / W[node]
         e = X[node] / W[node]

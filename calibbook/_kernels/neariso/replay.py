@@ -5,6 +5,8 @@ fit at any lambda."""
 import numpy as np
 from numba import njit
 
+from calibbook._kernels.arrays import zeroed
+
 
 @njit(cache=True)
 def initial_coefficients(weights, violations):
@@ -74,7 +76,7 @@ def fused_events(weights, sums, violations):
     right = np.empty(max(n - 1, 1), np.int64)
     fused_coef = np.empty(max(n - 1, 1), np.float64)
     k = _fuse_equal(weights, sums, violations, W, S, coef, nxt, left, right, fused_coef)
-    return np.zeros(k, np.float64), left[:k], right[:k], fused_coef[:k]
+    return zeroed(np.empty(k, np.float64)), left[:k], right[:k], fused_coef[:k]
 
 
 @njit(cache=True)
