@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 MUTATIONS = {
     # ENIR's BIC without its log(2 pi) term: a small change in every model's weight.
     "enir-bic-2pi": (
-        "calibbook/enir.py",
+        "calibbook/calibrators/_model_averaging.py",
         "penalty = df * (np.log(n) + np.log(2.0 * np.pi))",
         "penalty = df * np.log(n)",
         [
@@ -35,15 +35,15 @@ MUTATIONS = {
     ),
     # Platt's smoothed targets (N+ + 1)/(N+ + 2) replaced by (N+ + 0.5)/(N+ + 1) for the positives.
     "platt-targets": (
-        "calibbook/platt.py",
-        "(n_pos + 1.0) / (n_pos + 2.0)",
-        "(n_pos + 0.5) / (n_pos + 1.0)",
+        "calibbook/calibrators/platt.py",
+        "t_pos, t_neg = (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0)",
+        "t_pos, t_neg = (n_pos + 0.5) / (n_pos + 1.0), 1.0 / (n_neg + 2.0)",
         ["book/03_platt_scaling.ipynb", "book/appendix_platt.ipynb"],
     ),
     # Isotonic regression's linear interpolation replaced by the midpoint of the two knots.
     "isotonic-linear-midpoint": (
         "calibbook/_kernels/isotonic.py",
-        "out[i] = knots_y[j] + (knots_y[j + 1] - knots_y[j]) * (v - x0) / (x1 - x0)",
+        "out[i] = knots_y[j] + (knots_y[j + 1] - knots_y[j]) * (v - x0) / span",
         "out[i] = 0.5 * (knots_y[j] + knots_y[j + 1])",
         [
             "book/04_isotonic_regression.ipynb",
