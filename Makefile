@@ -94,7 +94,12 @@ book: html
 	$(PDF_BUILD)
 	$(PDF_PRINT)
 
+# Sphinx's incremental build can keep the labels of a page that was removed or split (then
+# duplicate-label warnings fail -W): a changed table of contents or page list starts afresh.
 html: env
+	@mkdir -p _build; { cat _toc.yml; ls book/*.md book/*.ipynb book/api/*.md; } | cksum > _build/.pages.new; \
+	cmp -s _build/.pages.new _build/.pages || rm -rf _build/.doctrees _build/html _build/jupyter_execute; \
+	mv _build/.pages.new _build/.pages
 	$(JB) build . -W -n --keep-going
 
 pdf: book
