@@ -19,6 +19,20 @@ from IPython.display import display
 
 # The repository's data/ folder (stored results and the papers' published numbers).
 DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+def _sharp_figures():
+    """Inline figures as 2x PNGs shown at half size: sharp on HiDPI screens and in the PDF."""
+    try:
+        from IPython import get_ipython
+        from matplotlib_inline.backend_inline import set_matplotlib_formats
+    except ImportError:  # pragma: no cover - the book's environment has both
+        return
+    if get_ipython() is not None:
+        set_matplotlib_formats("retina")
+
+
+_sharp_figures()
 PAPERS = DATA / "papers"
 
 
