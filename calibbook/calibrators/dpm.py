@@ -135,9 +135,10 @@ def _label_statistics(x, w, labels, n_comp):
     nk = np.bincount(labels, weights=w, minlength=n_comp)
     centre = np.bincount(labels, weights=w * x, minlength=n_comp)
     centre = np.divide(centre, nk, out=centre, where=nk > 0)
-    wd = w * (x - centre[labels])
+    d = x - centre[labels]
+    wd = w * d
     sd = np.bincount(labels, weights=wd, minlength=n_comp)
-    sdd = np.bincount(labels, weights=wd * (x - centre[labels]), minlength=n_comp)
+    sdd = np.bincount(labels, weights=wd * d, minlength=n_comp)
     return nk, sd, sdd, centre
 
 
