@@ -108,7 +108,6 @@ def bridges(weights, sums):
     return lefts, rights
 
 
-@njit(cache=True)
 def pair_values(weights, sums):
     """(p0, p1) of each run: the isotonic value at a case of weight 1 tied with the run,
     labelled 0 and 1.
@@ -119,23 +118,24 @@ def pair_values(weights, sums):
     runs; p0 is that block's positive weight over its weight plus one. Both are ratios of
     the block's own sums, so a block of integer weights gives the same float whichever
     label the added case has.
+
+    Plain NumPy around the compiled :func:`bridges`: these O(R) array steps cost no compile
+    time on a first fit. ``np.cumsum`` adds in order, as the kernel's own sums do, so the
+    cumulative sums are the kernel's, bit for bit.
     """
-    # loops, not array expressions and fancy indexing: the same floats, a third the compile
+    weights = np.ascontiguousarray(weights, np.float64)
+    sums = np.ascontiguousarray(sums, np.float64)
     r = weights.shape[0]
-    cx, cy = _cumulative(weights, sums)
+    cx = np.zeros(r + 1)
+    cy = np.zeros(r + 1)
+    np.cumsum(weights, out=cx[1:])
+    np.cumsum(sums, out=cy[1:])
     c, t = bridges(weights, sums)
-    mirror_w = np.empty(r)
-    mirror_s = np.empty(r)
-    for i in range(r):
-        mirror_w[i] = weights[r - 1 - i]
-        mirror_s[i] = weights[r - 1 - i] - sums[r - 1 - i]
-    mc, mt = bridges(mirror_w, mirror_s)
-    p0 = np.empty(r)
-    p1 = np.empty(r)
-    for i in range(r):
-        p1[i] = ((cy[t[i]] - cy[c[i]]) + 1.0) / ((cx[t[i]] - cx[c[i]]) + 1.0)
-        lo, hi = r - mt[r - 1 - i], r - mc[r - 1 - i]
-        p0[i] = (cy[hi] - cy[lo]) / ((cx[hi] - cx[lo]) + 1.0)
+    mirror_w = weights[::-1].copy()
+    mc, mt = bridges(mirror_w, mirror_w - sums[::-1])
+    p1 = ((cy[t] - cy[c]) + 1.0) / ((cx[t] - cx[c]) + 1.0)
+    lo, hi = r - mt[::-1], r - mc[::-1]
+    p0 = (cy[hi] - cy[lo]) / ((cx[hi] - cx[lo]) + 1.0)
     return p0, p1
 
 
