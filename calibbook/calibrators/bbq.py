@@ -233,8 +233,7 @@ class BBQ(BaseCalibrator):
 
     def _fit(self, scores, y, sample_weight):
         from calibbook._kernels.bbq import (
-            bbq_average,
-            bbq_collect,
+            averaged_map,
             bbq_log_marginals,
             cuts_of_rows,
             cuts_of_runs,
@@ -258,9 +257,8 @@ class BBQ(BaseCalibrator):
         alpha = pruning_alpha(self.prune, self.prune_alpha, self._ELBOW_ALPHA)
         weight = relative_likelihoods(-2.0 * (log_ml + log_prior), self.prune, alpha)
         keep = weight > 0
-        cuts = bbq_collect(record, b_min, weight)
-        averaged = bbq_average(*cuts, total, pos_total, strength, clip, weight)
-        self.thresholds_ = cuts[5]
+        grid, averaged = averaged_map(record, b_min, weight, total, pos_total, strength, clip)
+        self.thresholds_ = grid
         self.step_values_ = np.clip(averaged, 0.0, 1.0)
         self.model_n_bins_ = np.arange(b_min, b_max + 1)[keep]
         self.model_weights_ = weight[keep]
