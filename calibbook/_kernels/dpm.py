@@ -23,6 +23,12 @@ q_k - s_k^2 / n_k without cancellation. The exponentials of the E step use a
 polynomial that the compiler vectorises (:func:`_exp_nonpositive`, within 1 ulp of
 ``math.exp``), with fused multiply-adds.
 
+Only that pass is compiled. The O(K) steps of an iteration (the constants of the E step,
+the M step, the lower bound, the loop itself: :func:`coordinate_ascent`) are plain Python
+on floats, the same arithmetic in the same order, so a first fit compiles one kernel,
+not five (issue 31); ``math.lgamma`` of the bound is CPython's, within an ulp or so of the
+C library's that the compiled loop used.
+
 Parameters of the variational posterior (per component k):
 ``a, b``: Beta(a_k, b_k) of stick v_k; ``beta``: precision scale of the mean;
 ``mean``: mean of the mean; ``nu``: degrees of freedom; ``cov``: the
@@ -46,7 +52,6 @@ _LN2_HI = 0.6931471803691238  # ln 2 split in two (Cody & Waite): t * _LN2_HI is
 _LN2_LO = 1.9082149292705877e-10
 
 
-@njit(cache=True)
 def digamma(x):
     """psi(x) for x > 0: recurrence up to x >= 10, then the asymptotic series (error < 1e-13)."""
     result = 0.0
@@ -102,27 +107,36 @@ def _exp_nonpositive(u):
     return p * scale if u > -708.0 else 0.0
 
 
-@njit(cache=True)  # not inlined: the caller contracts to fused multiply-adds
-def _log_normal_constants(a, b, beta, nu, cov, const, half_prec):
-    """E[log pi_k] + E[log N(x | mu_k, lambda_k)] = const_k - half_prec_k (x - mean_k)^2."""
+def log_normal_constants(a, b, beta, nu, cov):
+    """E[log pi_k] + E[log N(x | mu_k, lambda_k)] = const_k - half_prec_k (x - mean_k)^2.
+
+    Returns (const, half_prec). O(K), in Python floats: the same arithmetic as compiled,
+    the same results (``math.log`` is the C library's in both).
+    """
+    const, half_prec = [], []
     acc = 0.0
-    for k in range(a.shape[0]):
-        dsum = digamma(a[k] + b[k])
-        log_w = digamma(a[k]) - dsum + acc  # E[log pi_k] under stick-breaking
-        acc += digamma(b[k]) - dsum
-        const[k] = (
+    for ak, bk, beta_k, nuk, covk in zip(
+        a.tolist(), b.tolist(), beta.tolist(), nu.tolist(), cov.tolist(), strict=True
+    ):
+        dsum = digamma(ak + bk)
+        log_w = digamma(ak) - dsum + acc  # E[log pi_k] under stick-breaking
+        acc += digamma(bk) - dsum
+        const.append(
             log_w
             - 0.5 * _LOG_2PI
-            - 0.5 * math.log(cov[k])
-            - 0.5 * math.log(nu[k])
-            + 0.5 * (math.log(2.0) + digamma(0.5 * nu[k]) - 1.0 / beta[k])
+            - 0.5 * math.log(covk)
+            - 0.5 * math.log(nuk)
+            + 0.5 * (math.log(2.0) + digamma(0.5 * nuk) - 1.0 / beta_k)
         )
-        half_prec[k] = 0.5 / cov[k]
+        half_prec.append(0.5 / covk)
+    return np.array(const), np.array(half_prec)
 
 
 @njit(cache=True, fastmath={"contract"})  # fused multiply-adds only: no reordering
-def e_step_statistics(x, w, a, b, beta, mean, nu, cov, nk, sd, sdd):
+def e_step_statistics(x, w, mean, const, half_prec, nk, sd, sdd):
     """One E step over all samples; fills nk, sd, sdd (centred at ``mean``), returns entropy.
+
+    ``const`` and ``half_prec`` are :func:`log_normal_constants` of the current parameters.
 
     The entropy is -sum_i w_i sum_k r_ik log r_ik = sum_i w_i (log Z_i - sum_k r_ik u_ik)
     with u_ik the log responsibility before normalisation, shifted by its maximum over k.
@@ -130,10 +144,7 @@ def e_step_statistics(x, w, a, b, beta, mean, nu, cov, nk, sd, sdd):
     of reductions (so they vectorise) and are summed at the end.
     """
     n = x.shape[0]
-    n_comp = a.shape[0]
-    const = np.empty(n_comp)
-    half_prec = np.empty(n_comp)
-    _log_normal_constants(a, b, beta, nu, cov, const, half_prec)
+    n_comp = mean.shape[0]
     u = np.empty((n_comp, _BLOCK))
     top = np.empty(_BLOCK)
     total = np.empty(_BLOCK)
@@ -227,70 +238,71 @@ def responsibility_statistics(x, w, resp):
     return nk, sd, sdd, centre
 
 
-@njit(cache=True)
 def m_step(
     nk, sd, sdd, centre, gamma, mean0, beta0, nu0, cov0, reg_covar, a, b, beta, mean, nu, cov
 ):
-    """scikit-learn's M step from the statistics of :func:`e_step_statistics` (in place)."""
-    n_comp = nk.shape[0]
+    """scikit-learn's M step from the statistics of :func:`e_step_statistics` (in place).
+
+    O(K) arithmetic on Python floats, in the order of a loop over the components.
+    """
+    n_k = [v + _EPS10 for v in nk.tolist()]
     tail = 0.0
-    for k in range(n_comp - 1, -1, -1):
-        n_k = nk[k] + _EPS10
-        a[k] = 1.0 + n_k
+    for k in range(len(n_k) - 1, -1, -1):
         b[k] = gamma + tail  # gamma + sum of n_j over the components after k
-        tail += n_k
-    for k in range(n_comp):
-        n_k = nk[k] + _EPS10
-        shift = sd[k] / n_k
-        xbar = centre[k] + shift  # the weighted mean x_k
-        scatter = max(sdd[k] - sd[k] * shift, 0.0)  # sum_i w_i r_ik (x_i - x_k)^2
-        s = scatter / n_k + reg_covar
-        beta[k] = beta0 + n_k
-        mean[k] = (beta0 * mean0 + n_k * xbar) / beta[k]
-        nu[k] = nu0 + n_k
+        tail += n_k[k]
+    a[:] = [1.0 + v for v in n_k]
+    for k, (nk_k, sdk, sddk, ck) in enumerate(
+        zip(n_k, sd.tolist(), sdd.tolist(), centre.tolist(), strict=True)
+    ):
+        shift = sdk / nk_k
+        xbar = ck + shift  # the weighted mean x_k
+        scatter = max(sddk - sdk * shift, 0.0)  # sum_i w_i r_ik (x_i - x_k)^2
+        s = scatter / nk_k + reg_covar
+        beta_k = beta0 + nk_k
+        nu_k = nu0 + nk_k
         diff = xbar - mean0
-        cov[k] = (cov0 + n_k * s + n_k * beta0 / beta[k] * diff * diff) / nu[k]
+        beta[k], nu[k] = beta_k, nu_k
+        mean[k] = (beta0 * mean0 + nk_k * xbar) / beta_k
+        cov[k] = (cov0 + nk_k * s + nk_k * beta0 / beta_k * diff * diff) / nu_k
 
 
-@njit(cache=True, inline="always")
 def _bound_without_entropy(a, b, beta, nu, cov):
     """scikit-learn's lower bound (constant terms removed) less the entropy of q(z)."""
     log_wishart = 0.0
     log_norm_weight = 0.0
     sum_log_beta = 0.0
-    for k in range(a.shape[0]):
-        log_det_chol = -0.5 * math.log(cov[k]) - 0.5 * math.log(nu[k])
-        log_wishart += -(
-            nu[k] * log_det_chol + nu[k] * 0.5 * math.log(2.0) + math.lgamma(0.5 * nu[k])
-        )
-        log_norm_weight -= math.lgamma(a[k]) + math.lgamma(b[k]) - math.lgamma(a[k] + b[k])
-        sum_log_beta += math.log(beta[k])
+    for ak, bk, beta_k, nuk, covk in zip(
+        a.tolist(), b.tolist(), beta.tolist(), nu.tolist(), cov.tolist(), strict=True
+    ):
+        log_det_chol = -0.5 * math.log(covk) - 0.5 * math.log(nuk)
+        log_wishart += -(nuk * log_det_chol + nuk * 0.5 * math.log(2.0) + math.lgamma(0.5 * nuk))
+        log_norm_weight -= math.lgamma(ak) + math.lgamma(bk) - math.lgamma(ak + bk)
+        sum_log_beta += math.log(beta_k)
     return -log_wishart - log_norm_weight - 0.5 * sum_log_beta
 
 
-@njit(cache=True)
 def coordinate_ascent(
     x, w, a, b, beta, mean, nu, cov, gamma, mean0, beta0, nu0, cov0, reg_covar, max_iter, tol
 ):
     """scikit-learn's loop from the current parameters (updated in place).
 
-    Each iteration: E step, M step, lower bound; stop when the bound changes by less
-    than ``tol``. Returns (n_iter, lower_bound, converged).
+    Each iteration: E step (compiled: the one pass over the data), M step, lower bound;
+    stop when the bound changes by less than ``tol``. The O(K) steps run in Python: a
+    first fit compiles only the E step. Returns (n_iter, lower_bound, converged).
     """
     n_comp = a.shape[0]
     nk = np.empty(n_comp)
     sd = np.empty(n_comp)
     sdd = np.empty(n_comp)
-    centre = np.empty(n_comp)
     bound = -np.inf
     converged = False
     n_iter = 0
     for it in range(1, max_iter + 1):
         n_iter = it
         previous = bound
-        for k in range(n_comp):  # a loop: numba's slice assignment compiles string code
-            centre[k] = mean[k]
-        entropy = e_step_statistics(x, w, a, b, beta, mean, nu, cov, nk, sd, sdd)
+        centre = mean.copy()
+        const, half_prec = log_normal_constants(a, b, beta, nu, cov)
+        entropy = e_step_statistics(x, w, mean, const, half_prec, nk, sd, sdd)
         m_step(
             nk,
             sd,
