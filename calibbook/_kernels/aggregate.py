@@ -37,38 +37,10 @@ def weighted_runs(values, weights, labels, order):
 
 
 @njit(cache=True)
-def split_with_sentinels(scores, labels):
-    """Negatives' and positives' scores in one buffer, each part followed by +inf.
-
-    Returns ``buf`` of length N + 2 and the number of negatives K: ``buf[:K]`` holds the
-    scores of the rows with label != 1 and ``buf[K + 1:N + 1]`` those with label 1, each
-    in row order (as boolean masks would give them); ``buf[K]`` and ``buf[N + 1]`` are
-    +inf. Sorting the two parts in place leaves a buffer that ``merge_runs_with_sentinels``
-    reads without bounds checks. One counting pass, then one branch-free pass: every row
-    is written to both parts' next free slots and only the right pointer advances.
-    """
-    n = scores.shape[0]
-    n_pos = 0
-    for i in range(n):
-        n_pos += labels[i] == 1.0
-    n_neg = n - n_pos
-    buf = np.empty(n + 2, np.float64)
-    i_neg, i_pos = 0, n_neg + 1
-    for i in range(n):
-        s = scores[i]
-        is_pos = labels[i] == 1.0
-        buf[i_neg] = s
-        buf[i_pos] = s
-        i_neg += 1 - is_pos
-        i_pos += is_pos
-    buf[n_neg] = np.inf
-    buf[n + 1] = np.inf
-    return buf, n_neg
-
-
-@njit(cache=True)
 def merge_runs_with_sentinels(buf, n_neg):
-    """Merge the sorted negatives and positives of ``split_with_sentinels`` into runs.
+    """Merge the sorted negatives and positives of ``split_sorted`` into runs.
+
+    ``buf`` and ``n_neg`` are as :func:`calibbook._utils.binning.split_sorted` returns them.
 
     Runs of equal scores: ``values`` (strictly increasing), ``weights`` (rows per value)
     and ``positives`` (positive rows per value). A tie between a negative and a positive

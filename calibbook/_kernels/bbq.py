@@ -18,7 +18,7 @@ otherwise their targets may differ in the last bits, and they are taken in incre
 order of target (the binnings are independent, so their order does not matter).
 
 Without sample weights the stream merges the sorted scores of the negatives and of the
-positives (the buffer of ``aggregate.split_with_sentinels``) into runs on the fly; with
+positives (the buffer of ``calibbook._utils.binning.split_sorted``) into runs on the fly; with
 weights it reads the runs of ``sorted_runs``.
 """
 
@@ -106,7 +106,7 @@ def _new_record(size):
 def cuts_of_rows(buf, n_neg, b_min, b_max):
     """Where the cuts of the binnings B = b_min..b_max fall, for rows of weight 1.
 
-    ``buf`` is the buffer of ``split_with_sentinels`` with both parts sorted and
+    ``buf`` is the buffer of ``calibbook._utils.binning.split_sorted`` with both parts sorted and
     ``n_neg`` negatives; N rows in all, N * b_max < 2^53 (so every cut of a fraction
     c / d has the target c N / d). One flat loop over the merged rows, as in the fused
     PAV: a run that starts after ``it`` rows is the cut of every pending target <= it.

@@ -6,7 +6,7 @@ from numba import njit
 
 @njit(cache=True)
 def centres_two_sorted(buf, n_neg, upper, scale):
-    """Mean score of each block, from the buffer of ``aggregate.split_with_sentinels``.
+    """Mean score of each block, from the buffer of ``calibbook._utils.binning.split_sorted``.
 
     ``buf[:n_neg]`` and ``buf[n_neg + 1:-1]`` are the sorted scores of the two classes (with
     +inf sentinels after each part), ``upper`` the last score of each block, increasing. The

@@ -43,7 +43,7 @@ def pav_runs(weights, sums):
 
 @njit(cache=True)
 def pav_two_sorted(buf, n_neg):
-    """PAV straight from the buffer of ``aggregate.split_with_sentinels`` with sorted parts.
+    """PAV straight from the buffer of ``calibbook._utils.binning.split_sorted`` with sorted parts.
 
     Fuses ``merge_runs_with_sentinels`` and ``pav_runs``: each run of equal scores is
     pushed as soon as it is complete, so the runs are never stored. The arithmetic is

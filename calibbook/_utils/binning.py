@@ -54,12 +54,17 @@ def split_sorted(scores, labels):
 
     Returns ``(buf, n_neg)``: ``buf[:n_neg]`` are the scores with label != 1 and
     ``buf[n_neg + 1:-1]`` those with label 1, each sorted; ``buf[n_neg]`` and ``buf[-1]``
-    are +inf (see ``_kernels.aggregate.split_with_sentinels``). The two parts are sorted
-    in place, with the algorithm of ``np.sort`` on the same inputs as boolean masks give.
+    are +inf, so that a merge of the two parts (``_kernels.aggregate.merge_runs_with_sentinels``
+    and the fused fits that read this buffer) needs no bounds checks. Boolean masks
+    and ``np.sort``'s algorithm, in NumPy: nothing to compile on a first fit.
     """
-    from calibbook._kernels.aggregate import split_with_sentinels
-
-    buf, n_neg = split_with_sentinels(scores, labels)
+    is_pos = labels == 1.0
+    n = scores.shape[0]
+    n_neg = n - int(np.count_nonzero(is_pos))
+    buf = np.empty(n + 2)
+    np.compress(~is_pos, scores, out=buf[:n_neg])
+    np.compress(is_pos, scores, out=buf[n_neg + 1 : n + 1])
+    buf[n_neg] = buf[n + 1] = np.inf
     buf[:n_neg].sort()
     buf[n_neg + 1 : -1].sort()
     return buf, n_neg
