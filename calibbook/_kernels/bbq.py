@@ -74,36 +74,30 @@ def _lgamma_n(state, m, n, strength):
     return value
 
 
-@njit(cache=True, inline="always")
-def _n_fractions(order):
+def n_fractions(order):
     """Number of reduced fractions in (0, 1) with denominator <= order: sum of phi(q)."""
-    phi = np.empty(order + 1, np.int64)
-    for q in range(order + 1):  # loops rather than np.arange and .sum(): quicker to compile
-        phi[q] = q
-    total = 0
+    phi = np.arange(order + 1)
     for q in range(2, order + 1):
         if phi[q] == q:  # q is prime
-            for multiple in range(q, order + 1, q):
-                phi[multiple] -= phi[multiple] // q
-        total += phi[q]
-    return total
+            phi[q::q] -= phi[q::q] // q
+    return int(phi[2:].sum())
 
 
-@njit(cache=True, inline="always")
-def _new_record(size):
-    """Empty record arrays: first, step, run, below, pos, cut (see ``cuts_of_rows``)."""
-    return (
-        np.empty(size, np.int64),
-        np.empty(size, np.int64),
-        np.empty(size, np.int64),
-        np.empty(size, np.float64),
-        np.empty(size, np.float64),
-        np.empty(size, np.float64),
-    )
+def record_size(b_min, b_max):
+    """Entries a weighted record may need: one per cut of every binning, sum of (B - 1)."""
+    return sum(range(b_min - 1, b_max))
+
+
+def new_record(size):
+    """Empty record arrays: first, step, run, below, pos, cut (see ``cuts_of_rows``).
+
+    Allocated by the caller, in NumPy: the kernels that fill them compile less.
+    """
+    return tuple(np.empty(size, dtype) for dtype in [np.int64] * 3 + [np.float64] * 3)
 
 
 @njit(cache=True)
-def cuts_of_rows(buf, n_neg, b_min, b_max):
+def cuts_of_rows(buf, n_neg, b_min, b_max, record):
     """Where the cuts of the binnings B = b_min..b_max fall, for rows of weight 1.
 
     ``buf`` is the buffer of ``calibbook._utils.binning.split_sorted`` with both parts sorted and
@@ -111,13 +105,13 @@ def cuts_of_rows(buf, n_neg, b_min, b_max):
     c / d has the target c N / d). One flat loop over the merged rows, as in the fused
     PAV: a run that starts after ``it`` rows is the cut of every pending target <= it.
 
-    Returns the record of the sweep, one entry per fraction in increasing order: entry e
+    Fills ``record`` (``new_record(n_fractions(b_max))``), the record of the sweep, one
+    entry per fraction in increasing order: entry e
     stands for the cuts of the binnings B = first[e], first[e] + step[e], ... (<= b_max);
     ``run[e]`` is the first run whose weight below reaches the target (-1 past the last
     run), ``below[e]`` and ``pos[e]`` that weight and positive weight, ``cut[e]`` the
     midpoint between that run's score and the one before.
     """
-    record = _new_record(_n_fractions(b_max))
     rec_first, rec_step, rec_run, rec_below, rec_pos, rec_cut = record
     n = buf.shape[0] - 2
     total = float(n)
@@ -160,14 +154,15 @@ def cuts_of_rows(buf, n_neg, b_min, b_max):
 
 
 @njit(cache=True)
-def cuts_of_runs(values, weights, positives, b_min, b_max):
+def cuts_of_runs(values, weights, positives, b_min, b_max, record):
     """``cuts_of_rows`` for weighted runs (sorted distinct ``values``, their ``weights``).
 
     Cut k / B has the target k W / B with W the weights summed in order. When W is not
     an integer the cuts of one fraction may have targets a few ulps apart; they are
     then recorded one binning per entry (step > b_max), in increasing order of target,
-    so the runs are still read forwards only. Returns the record and W and the positive
-    weight, summed in order.
+    so the runs are still read forwards only. Fills ``record``
+    (``new_record(record_size(b_min, b_max))``) and returns its number of entries, W and
+    the positive weight, summed in order.
 
     A run's weight below reaches a target when it is at least the target less ``tol`` =
     8 ulps of W (``_TIE_ULPS``), the weight below and W in the targets summed with
@@ -188,10 +183,6 @@ def cuts_of_runs(values, weights, positives, b_min, b_max):
     tol = _TIE_ULPS * 2.0**-52 * total
     whole = exact + carry
     exact = carry = 0.0  # now the weight below, compensated
-    size = np.int64(0)  # not a literal 0: one specialization of _new_record
-    for big_b in range(b_min, b_max + 1):
-        size += big_b - 1
-    record = _new_record(size)
     rec_first, rec_step, rec_run, rec_below, rec_pos, rec_cut = record
     targets = np.empty(b_max + 1, np.float64)
     members = np.empty(b_max + 1, np.int64)
@@ -228,8 +219,7 @@ def cuts_of_runs(values, weights, positives, b_min, b_max):
             e += 1
         step = (b_max + b) // d
         a, b, c, d = c, d, step * c - a, step * d - b
-    record = (rec_first[:e], rec_step[:e], rec_run[:e], rec_below[:e], rec_pos[:e], rec_cut[:e])
-    return record, total, pos_total
+    return e, total, pos_total
 
 
 @njit(cache=True)

@@ -189,22 +189,21 @@ def bin_index(edges, x):
     out = np.empty(x.shape[0], np.int64)
     lo = edges[0] if n_edges else 0.0
     hi = edges[n_edges - 1] if n_edges else 0.0
-    degenerate = not (np.isfinite(lo) and np.isfinite(hi) and hi > lo)
-    if n_edges < 8 or x.shape[0] < 4 * n_edges or degenerate:
-        for i in range(x.shape[0]):  # few queries or degenerate edges: plain binary search
-            out[i] = count_at_or_below(edges, x[i])
-        return out
     n_buckets = min(4 * n_edges, 1 << 20)
-    scale = n_buckets / (hi - lo)
-    # edges a few ulps apart, or a range that overflows
-    if not (np.isfinite(scale) and np.isfinite(hi - lo)):
-        for i in range(x.shape[0]):
-            out[i] = count_at_or_below(edges, x[i])
-        return out
+    width = hi - lo
+    # few queries, or degenerate edges (equal, a few ulps apart, a range that overflows):
+    # one bucket, a plain binary search
+    bucketed = n_edges >= 8 and x.shape[0] >= 4 * n_edges and width > 0.0
+    bucketed = bucketed and np.isfinite(width) and np.isfinite(n_buckets / width)
+    if not bucketed:
+        n_buckets = 0
+    scale = n_buckets / width if bucketed else 0.0
     # before[g] = number of edges whose bucket is < g
-    before = zeroed(np.empty(n_buckets + 2, np.int64))
+    before = np.empty(n_buckets + 2, np.int64)
+    for g in range(n_buckets + 2):
+        before[g] = 0
     for j in range(n_edges):
-        before[min(int((edges[j] - lo) * scale), n_buckets) + 1] += 1
+        before[(min(int((edges[j] - lo) * scale), n_buckets) if bucketed else 0) + 1] += 1
     for g in range(1, n_buckets + 2):
         before[g] += before[g - 1]
     for i in range(x.shape[0]):
@@ -214,7 +213,7 @@ def bin_index(edges, x):
         elif v >= hi:
             out[i] = n_edges
         else:
-            g = min(int((v - lo) * scale), n_buckets)
+            g = min(int((v - lo) * scale), n_buckets) if bucketed else 0
             first, stop = before[g], before[g + 1]
             out[i] = first + count_at_or_below(edges[first:stop], v)
     return out
