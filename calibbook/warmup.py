@@ -135,24 +135,28 @@ def _problem(n=400, seed=0):
 
 def _calibrators(s, y, w):
     """Fit and predict every registered calibrator, with and without weights."""
+    from calibbook._kernels.binning import COMPILED_LOOKUP_FROM
     from calibbook.registry import registered
 
+    many = np.resize(s, COMPILED_LOOKUP_FROM)  # predictions this long use compiled lookups
     for entry in registered():
         for params in [{}, *VARIANTS.get(entry.name, [])]:
             for weights in (None, w):
                 model = entry.make(**params).fit(s, y, sample_weight=weights)
-                model.predict(s)
+                model.predict(s if weights is not None else many)
                 yield entry.name
 
 
 def _building_blocks(s, y, w):
     """The public pieces beneath the calibrators: the near-isotonic path and the DP mixture."""
+    from calibbook._kernels.binning import COMPILED_LOOKUP_FROM
     from calibbook.calibrators.dpm import DPGaussianMixture1D
     from calibbook.calibrators.near_isotonic import NearIsotonicRegression, near_isotonic_path
 
+    many = np.resize(s, COMPILED_LOOKUP_FROM)
     for weights in (None, w):
-        NearIsotonicRegression().fit(s, y, sample_weight=weights).predict(s)
-        NearIsotonicRegression(lam=0.5).fit(s, y, sample_weight=weights).predict(s)
+        NearIsotonicRegression().fit(s, y, sample_weight=weights).predict(many)
+        NearIsotonicRegression(lam=0.5).fit(s, y, sample_weight=weights).predict(many)
     path = near_isotonic_path(s, y)
     path.fitted(0.5)
     path.n_blocks(0.5)

@@ -3,7 +3,7 @@
 import numpy as np
 from numba import njit
 
-from calibbook._kernels.binning import bin_index
+from calibbook._kernels.binning import bin_index, sorted_index
 
 
 @njit(cache=True)
@@ -94,14 +94,12 @@ def pav_two_sorted(buf, n_neg):
     return lower[:m].copy(), upper[:m].copy(), bw[:m].copy(), bs[:m].copy()
 
 
-@njit(cache=True)
 def step_values(block_starts, block_values, x):
-    """Value of the block whose first score is the largest one <= x (first block below all)."""
-    counts = bin_index(block_starts, x)
-    out = np.empty(x.shape[0], np.float64)
-    for i in range(x.shape[0]):
-        out[i] = block_values[max(counts[i] - 1, 0)]
-    return out
+    """Value of the block whose first score is the largest one <= x (first block below all).
+
+    A gather after :func:`.binning.sorted_index` (compiled only for many queries).
+    """
+    return block_values[np.maximum(sorted_index(block_starts, x) - 1, 0)]
 
 
 @njit(cache=True)

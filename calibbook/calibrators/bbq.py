@@ -272,6 +272,6 @@ class BBQ(BaseCalibrator):
         return self
 
     def _predict(self, scores):
-        from calibbook._kernels.binning import bin_index
+        from calibbook._kernels.binning import sorted_index
 
-        return self.step_values_[bin_index(self.thresholds_, scores)]
+        return self.step_values_[sorted_index(self.thresholds_, scores)]

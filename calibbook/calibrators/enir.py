@@ -195,9 +195,9 @@ class ENIR(BaseCalibrator):
         """One bucketed lookup in the averaged map, stored once with a knot per end of each
         stretch of equal values (the same map as interpolating every run's value)."""
         from calibbook._kernels.isotonic import step_values
-        from calibbook._kernels.neariso.lookup import interpolate_knots
+        from calibbook._kernels.neariso.lookup import knot_values
 
         knots_x, knots_y, slopes, step_x, step_y = self._knots
         if self.interpolation == "linear":
-            return interpolate_knots(knots_x, knots_y, slopes, scores)
+            return knot_values(knots_x, knots_y, slopes, scores)
         return step_values(step_x, step_y, scores)

@@ -9,7 +9,11 @@ n_j negatives in the bin.
 
 import numpy as np
 
-from calibbook._utils.binning import STRATEGIES, equal_frequency_fit, uniform_step_edges
+from calibbook._utils.binning import (
+    STRATEGIES,
+    equal_frequency_fit,
+    uniform_step_edges,
+)
 from calibbook._utils.deprecation import renamed_attribute
 from calibbook._utils.params import Integral, Interval, Options, Real, validate_params
 from calibbook._utils.weights import warn_low_total_weight
@@ -242,6 +246,6 @@ class HistogramBinning(BaseCalibrator):
         return self
 
     def _predict(self, scores):
-        from calibbook._kernels.binning import bin_index
+        from calibbook._kernels.binning import sorted_index
 
-        return self.step_values_[bin_index(self.thresholds_, scores)]
+        return self.step_values_[sorted_index(self.thresholds_, scores)]

@@ -181,7 +181,7 @@ class IsotonicCalibration(BaseCalibrator):
         return self
 
     def _predict(self, scores):
-        from calibbook._kernels.binning import bin_index
+        from calibbook._kernels.binning import sorted_index
         from calibbook._kernels.isotonic import linear_values
 
         lo, hi = self.block_lower_[0], self.block_upper_[-1]
@@ -197,7 +197,7 @@ class IsotonicCalibration(BaseCalibrator):
         upper, lower = self.block_upper_[:-1], self.block_lower_[1:]
         edges = 0.5 * upper + 0.5 * lower
         edges = np.where(edges > upper, edges, lower)
-        return self.step_values_[bin_index(edges, scores)]
+        return self.step_values_[sorted_index(edges, scores)]
 
     def _knots(self):
         """Knots of the linear interpolant: each block's first and last score."""

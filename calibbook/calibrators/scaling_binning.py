@@ -356,10 +356,10 @@ class ScalingBinning(BaseCalibrator):
 
     def _bin_means(self, scores, weights, edges, n_bins):
         """(mean of g per bin, weight per bin) of part 3; an empty bin: its edges' midpoint."""
-        from calibbook._kernels.binning import bin_index
+        from calibbook._kernels.binning import sorted_index
 
         g = self.scaler_._predict(scores)
-        ids = bin_index(edges, g)
+        ids = sorted_index(edges, g)
         w = np.ones_like(g) if weights is None else weights
         weight = np.bincount(ids, weights=w, minlength=n_bins)
         sums = np.bincount(ids, weights=w * g, minlength=n_bins)
@@ -371,6 +371,6 @@ class ScalingBinning(BaseCalibrator):
         return np.clip(means, 0.0, 1.0), weight
 
     def _predict(self, scores):
-        from calibbook._kernels.binning import bin_index
+        from calibbook._kernels.binning import sorted_index
 
-        return self.step_values_[bin_index(self.thresholds_, self.scaler_._predict(scores))]
+        return self.step_values_[sorted_index(self.thresholds_, self.scaler_._predict(scores))]
