@@ -9,8 +9,8 @@ How :func:`scored_path` keeps the constant small (issue 18):
   (see :func:`_segments`), each solved alone in a queue and records that fit in cache;
   their merges are then interleaved by lambda (each segment's written where its blocks
   were, in memory already touched);
-- the queue is a radix heap (lambda only grows; :mod:`.heap`), and each block's fields
-  sit in one 64-byte record;
+- the queue is a binary heap over the segment's blocks (:mod:`.heap`), and each block's fields
+  sit in one row of doubles and one of int32s;
 - the models (the distinct lambdas) and each model's binned fit, the bound ENIR scores
   them by, are found in the same sweep.
 
@@ -22,31 +22,12 @@ every merge.
 import numpy as np
 from numba import njit
 
-from calibbook._kernels.neariso.heap import (
-    _HELD,
-    _bits,
-    _bucket,
-    _double,
-    _pop_min,
-    _push,
-    _radix_heap,
-    _sift_down,
-)
+from calibbook._kernels.neariso.heap import _push, _sift_down
 from calibbook._kernels.neariso.models import _block_term
 
-# Fields of a block's 64-byte record (see _records): doubles, then int32 slots
+# Fields of a block's records (see _solve_segments): its doubles, and its int32 slots
 _W, _S, _MEAN, _COEF, _OWN, _KEY = 0, 1, 2, 3, 4, 5  # _KEY: its live heap key, -1: none
-_PRV, _NXT, _HEAD, _VIOL = 12, 13, 14, 15  # neighbours, first run, nu of (it, next)
-
-
-@njit(cache=True)
-def _records(n):
-    """An uninitialised (n, 8) float64 array whose rows start on 64-byte boundaries (a
-    cache line each), and the same memory as an (n, 16) int32 array."""
-    buf = np.empty(8 * n + 8, np.float64)
-    off = ((64 - buf.ctypes.data % 64) % 64) // 8
-    flat = buf[off : off + 8 * n]
-    return flat.reshape((n, 8)), flat.view(np.int32).reshape((n, 16))
+_PRV, _NXT, _HEAD, _VIOL = 0, 1, 2, 3  # neighbours, first run, nu of (it, next)
 
 
 @njit(cache=True)
@@ -129,7 +110,6 @@ def _segment_path(
     score,
     keys,
     nodes,
-    meta,
     out_lam,
     out_left,
     out_right,
@@ -144,26 +124,28 @@ def _segment_path(
     blocks, c of the merged block and (when scored) the change of the binned fit.
     Returns the new count and the segment's binned fit at lam = 0.
 
-    A heap key is the bit pattern of a merge time (see :mod:`.heap`), and a block's live
-    key the time itself (-1: none); an entry whose time is not its block's live key is
-    stale. The loop's steps stay inline: helpers taking the arrays would add reference
-    counting to every merge.
+    The heap (``keys``, ``nodes``: a binary min-heap, see :mod:`.heap`) holds merge times;
+    a block's live key is the time of its pair with the next block (-1: none), and an
+    entry whose time is not its block's live key is stale. The loop's steps stay inline:
+    helpers taking the arrays would add reference counting to every merge.
     """
     gaussian = score == 2
     separate = SS.shape[0] > 0
     fit = _start_segment(rec, rec_int, SS, size, score)
-    # the radix heap of merge times, one live entry per block (its pair with the next one)
-    last_bits = np.int64(0)
+    # the heap of merge times, one live entry per block (its pair with the next one)
+    held = np.int64(0)
     for j in range(size - 1):
         t = _merge_time(
             rec[j, _MEAN], rec[j, _COEF], rec[j + 1, _MEAN], rec[j + 1, _COEF], 0.0, tol
         )
         if t < np.inf:
             rec[j, _KEY] = key = t if t > 0.0 else 0.0
-            _push(keys, nodes, meta, _bucket(_bits(key), last_bits), _bits(key), np.int32(j))
-    while meta[_HELD] > 0:
-        bits, h, last_bits = _pop_min(keys, nodes, meta, last_bits)
-        lam = _double(bits)  # pushed keys are at least lam, so lam never decreases
+            held = _push(keys, nodes, held, key, j)
+    while held > 0:
+        lam, h = keys[0], nodes[0]  # pushed keys are at least lam, so lam never decreases
+        held -= 1
+        keys[0], nodes[0] = keys[held], nodes[held]
+        _sift_down(keys, nodes, held, np.int64(0))
         if rec[h, _KEY] != lam:
             continue  # stale: the pair changed since this time was computed
         g = rec_int[h, _NXT]
@@ -198,13 +180,13 @@ def _segment_path(
             t = _merge_time(mean_h, coef_h, rec[q, _MEAN], rec[q, _COEF], lam, tol)
             if t < np.inf:
                 rec[h, _KEY] = key = t if t > lam else lam
-                _push(keys, nodes, meta, _bucket(_bits(key), last_bits), _bits(key), h)
+                held = _push(keys, nodes, held, key, h)
         if p >= 0:
             rec[p, _KEY] = -1.0
             t = _merge_time(rec[p, _MEAN], rec[p, _COEF], mean_h, coef_h, lam, tol)
             if t < np.inf:
                 rec[p, _KEY] = key = t if t > lam else lam
-                _push(keys, nodes, meta, _bucket(_bits(key), last_bits), _bits(key), p)
+                held = _push(keys, nodes, held, key, np.int64(p))
     return n_out, fit
 
 
@@ -298,10 +280,14 @@ def _solve_segments(block_w, block_s, block_ss, block_head, block_viol, seg_star
     largest = np.int64(0)
     for k in range(n_segments):
         largest = max(largest, seg_start[k + 1] - seg_start[k])
-    # one segment at a time in one 64-byte record a block (see _records): in cache
-    rec, rec_int = _records(largest)
+    # one segment at a time, in records of its blocks (a row of doubles, a row of int32s)
+    # that stay in cache; plain arrays: an aligned 64-byte record and an int32 view of it
+    # cost more compile time on a first fit than they saved (issue 31)
+    rec = np.empty((largest, 8), np.float64)
+    rec_int = np.empty((largest, 4), np.int32)
     local_ss = np.empty(largest if separate else 0, np.float64)
-    keys, nodes, meta = _radix_heap(3 * largest)  # at most 3 entries a block: 1, then 2 a merge
+    keys = np.empty(3 * largest, np.float64)  # at most 3 entries a block: 1, then 2 a merge
+    nodes = np.empty(3 * largest, np.int64)
     seg_events = np.empty(n_segments + 1, np.int64)
     seg_events[0] = 0
     final_heads = np.empty(seg_start[n_segments], np.int64)
@@ -323,7 +309,6 @@ def _solve_segments(block_w, block_s, block_ss, block_head, block_viol, seg_star
             score,
             keys,
             nodes,
-            meta,
             seg_lam,
             seg_left,
             seg_right,
