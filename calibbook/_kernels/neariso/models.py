@@ -32,27 +32,55 @@ def _block_term(S, W, v, gaussian):
     return _block_loglik(S, W - S, v)
 
 
-@njit(cache=True)
+def model_breaks(event_lam, rel_tol):
+    """The merges that start a new model, for non-decreasing ``event_lam`` (int64 indices).
+
+    The rule of :func:`group_events`: walking the merges in order, merge k starts a new
+    model when ``event_lam[k] > last * (1 + rel_tol) + rel_tol``, with ``last`` the lambda
+    of the current model's first merge (0 for model 0). In NumPy: a merge that clears
+    that bound over the merge before it clears it over ``last`` (which is no larger), so
+    those merges are breaks; a stretch between them whose largest lambda stays under the
+    bound of its first merge holds no other break, and only a stretch that drifts past it
+    (a chain of close lambdas) is walked merge by merge.
+    """
+    n = event_lam.shape[0]
+    if n == 0:
+        return np.empty(0, np.int64)
+    bound = 1.0 + rel_tol
+    previous = np.concatenate(([0.0], event_lam[:-1]))
+    sure = np.flatnonzero(event_lam > previous * bound + rel_tol)
+    first = np.concatenate(([0], sure))
+    stop = np.concatenate((sure, [n]))
+    last = np.concatenate(([0.0], event_lam[sure]))
+    drifts = (stop > first) & (event_lam[np.maximum(stop - 1, 0)] > last * bound + rel_tol)
+    extra = []
+    for g in np.flatnonzero(drifts):
+        current = last[g]
+        for k in range(first[g] + (g > 0), stop[g]):
+            if event_lam[k] > current * bound + rel_tol:
+                extra.append(k)
+                current = event_lam[k]
+    if not extra:
+        return sure.astype(np.int64)
+    return np.sort(np.concatenate((sure, extra))).astype(np.int64)
+
+
 def group_events(event_lam, rel_tol):
     """Model index of each merge event, and the lambda of each model.
 
     Model t (t = 0, 1, ..., T) is the fit at the t-th distinct merge lambda, after
     all merges at that lambda (model 0: lam = 0, the pooled responses). Lambdas
     closer than ``rel_tol`` (relative) count as one breakpoint, so that rounding
-    cannot split one breakpoint into near-duplicate models.
+    cannot split one breakpoint into near-duplicate models (:func:`model_breaks`).
+    The lambda of a model is that of its last merge (0 for a model 0 without merges).
     """
-    n_events = event_lam.shape[0]
-    event_model = np.empty(n_events, np.int64)
-    t = 0
-    last = 0.0
-    for k in range(n_events):
-        if event_lam[k] > last * (1.0 + rel_tol) + rel_tol:
-            t += 1
-            last = event_lam[k]
-        event_model[k] = t
-    model_lam = zeroed(np.empty(t + 1, np.float64))
-    for k in range(n_events):
-        model_lam[event_model[k]] = event_lam[k]  # the last (largest) lambda of the group
+    n = event_lam.shape[0]
+    breaks = model_breaks(event_lam, rel_tol)
+    starts = np.zeros(n, np.int64)
+    starts[breaks] = 1
+    event_model = np.cumsum(starts)
+    ends = np.concatenate((breaks, [n]))  # one past each model's last merge
+    model_lam = np.concatenate(([0.0], event_lam))[ends]  # its last merge's (0: none)
     return event_model, model_lam
 
 
