@@ -247,7 +247,7 @@ def test_bic_follows_a_non_monotone_truth():
 
 # ------------------------------------------------------ issue 18: the fast path agrees with the old
 def assert_same_path(y, w):
-    """The path of scored_path (segments, a heap each) against the single heap before issue 18
+    """The path of scored_path (segments, radix heap) against the single heap before issue 18
     (frozen in tests/_reference): the same lambdas and fits, models, blocks and binned fits."""
     from calibbook._kernels.neariso.path import scored_path
 
@@ -329,25 +329,14 @@ def test_segments_split_at_the_isotonic_blocks_only():
     assert_same_path(y2, np.ones_like(y2))
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.floats(0, 1e300, allow_nan=False), min_size=1, max_size=200), st.data())
-def test_binary_heap_pops_in_key_order(keys_in, data):
-    # pushes and pops interleaved, as the path does: every pop is the smallest key held
-    from calibbook._kernels.neariso.heap import _push, _sift_down
+def test_radix_heap_bucket_of_a_key():
+    from calibbook._kernels.neariso.heap import _bucket
 
-    keys = np.empty(len(keys_in))
-    nodes = np.empty(len(keys_in), np.int64)
-    size, held, popped = np.int64(0), [], []
-    for node, key in enumerate(keys_in):
-        size = _push(keys, nodes, size, key, np.int64(node))
-        held.append((key, node))
-        if data.draw(st.booleans()):
-            key0, node0 = keys[0], nodes[0]
-            size -= 1
-            keys[0], nodes[0] = keys[size], nodes[size]
-            _sift_down(keys, nodes, size, np.int64(0))
-            assert key0 == min(k for k, _ in held)
-            held.remove((key0, int(node0)))
-            popped.append(key0)
-    assert size == len(held)
-    assert sorted(keys[:size].tolist()) == sorted(k for k, _ in held)
+    keys = np.array([0.0, 1e-300, 0.5, 0.5 + 2**-53, 1.0, 3.0, 1e300, np.inf])
+    bits = keys.view(np.int64)
+    for a in bits:
+        for b in bits:
+            if a == b:
+                assert _bucket(a, b) == 0
+            else:  # 1 + the highest bit in which the patterns differ
+                assert _bucket(a, b) == int(a ^ b).bit_length()

@@ -9,7 +9,7 @@ How :func:`scored_path` keeps the constant small (issue 18):
   (see :func:`_segments`), each solved alone in a queue and records that fit in cache;
   their merges are then interleaved by lambda (each segment's written where its blocks
   were, in memory already touched);
-- the queue is a binary heap over the segment's blocks (:mod:`.heap`), and each block's fields
+- the queue is a radix heap (lambda only grows; :mod:`.heap`), and each block's fields
   sit in one row of doubles and one of int32s;
 - the models (the distinct lambdas) and each model's binned fit, the bound ENIR scores
   them by, are found in the same sweep.
@@ -22,7 +22,15 @@ every merge.
 import numpy as np
 from numba import njit
 
-from calibbook._kernels.neariso.heap import _push, _sift_down
+from calibbook._kernels.neariso.heap import (
+    _HELD,
+    _bits,
+    _bucket,
+    _double,
+    _pop_min,
+    _push,
+    _radix_heap,
+)
 from calibbook._kernels.neariso.models import _block_term
 
 # Fields of a block's records (see _solve_segments): its doubles, and its int32 slots
@@ -110,6 +118,7 @@ def _segment_path(
     score,
     keys,
     nodes,
+    meta,
     out_lam,
     out_left,
     out_right,
@@ -124,28 +133,26 @@ def _segment_path(
     blocks, c of the merged block and (when scored) the change of the binned fit.
     Returns the new count and the segment's binned fit at lam = 0.
 
-    The heap (``keys``, ``nodes``: a binary min-heap, see :mod:`.heap`) holds merge times;
-    a block's live key is the time of its pair with the next block (-1: none), and an
-    entry whose time is not its block's live key is stale. The loop's steps stay inline:
-    helpers taking the arrays would add reference counting to every merge.
+    A heap key is the bit pattern of a merge time (see :mod:`.heap`), and a block's live
+    key the time itself (-1: none); an entry whose time is not its block's live key is
+    stale. The loop's steps stay inline: helpers taking the arrays would add reference
+    counting to every merge.
     """
     gaussian = score == 2
     separate = SS.shape[0] > 0
     fit = _start_segment(rec, rec_int, SS, size, score)
-    # the heap of merge times, one live entry per block (its pair with the next one)
-    held = np.int64(0)
+    # the radix heap of merge times, one live entry per block (its pair with the next one)
+    last_bits = np.int64(0)
     for j in range(size - 1):
         t = _merge_time(
             rec[j, _MEAN], rec[j, _COEF], rec[j + 1, _MEAN], rec[j + 1, _COEF], 0.0, tol
         )
         if t < np.inf:
             rec[j, _KEY] = key = t if t > 0.0 else 0.0
-            held = _push(keys, nodes, held, key, j)
-    while held > 0:
-        lam, h = keys[0], nodes[0]  # pushed keys are at least lam, so lam never decreases
-        held -= 1
-        keys[0], nodes[0] = keys[held], nodes[held]
-        _sift_down(keys, nodes, held, np.int64(0))
+            _push(keys, nodes, meta, _bucket(_bits(key), last_bits), _bits(key), np.int32(j))
+    while meta[_HELD] > 0:
+        bits, h, last_bits = _pop_min(keys, nodes, meta, last_bits)
+        lam = _double(bits)  # pushed keys are at least lam, so lam never decreases
         if rec[h, _KEY] != lam:
             continue  # stale: the pair changed since this time was computed
         g = rec_int[h, _NXT]
@@ -180,13 +187,13 @@ def _segment_path(
             t = _merge_time(mean_h, coef_h, rec[q, _MEAN], rec[q, _COEF], lam, tol)
             if t < np.inf:
                 rec[h, _KEY] = key = t if t > lam else lam
-                held = _push(keys, nodes, held, key, h)
+                _push(keys, nodes, meta, _bucket(_bits(key), last_bits), _bits(key), h)
         if p >= 0:
             rec[p, _KEY] = -1.0
             t = _merge_time(rec[p, _MEAN], rec[p, _COEF], mean_h, coef_h, lam, tol)
             if t < np.inf:
                 rec[p, _KEY] = key = t if t > lam else lam
-                held = _push(keys, nodes, held, key, np.int64(p))
+                _push(keys, nodes, meta, _bucket(_bits(key), last_bits), _bits(key), p)
     return n_out, fit
 
 
@@ -286,8 +293,7 @@ def _solve_segments(block_w, block_s, block_ss, block_head, block_viol, seg_star
     rec = np.empty((largest, 8), np.float64)
     rec_int = np.empty((largest, 4), np.int32)
     local_ss = np.empty(largest if separate else 0, np.float64)
-    keys = np.empty(3 * largest, np.float64)  # at most 3 entries a block: 1, then 2 a merge
-    nodes = np.empty(3 * largest, np.int64)
+    keys, nodes, meta = _radix_heap(3 * largest)  # at most 3 entries a block: 1, then 2 a merge
     seg_events = np.empty(n_segments + 1, np.int64)
     seg_events[0] = 0
     final_heads = np.empty(seg_start[n_segments], np.int64)
@@ -309,6 +315,7 @@ def _solve_segments(block_w, block_s, block_ss, block_head, block_viol, seg_star
             score,
             keys,
             nodes,
+            meta,
             seg_lam,
             seg_left,
             seg_right,
