@@ -19,7 +19,7 @@ The kernels, by module (import them from there; this package exports nothing):
 
 - :mod:`.path`: the path itself, :func:`.path.scored_path` (and its models' binned
   fits, found in the same sweep) and :func:`.path.near_isotonic_path`;
-- :mod:`.heap`: its priority queue, a radix heap of merge times;
+- :mod:`.heap`: its priority queues, a radix heap of merge times and a binary heap;
 - :mod:`.replay`: the fits along a path, replayed from the runs and the merges;
 - :mod:`.models`: the path's models, grouped, scored (:func:`.models.exact_fits`) and
   averaged (:func:`.models.model_average`, ENIR);

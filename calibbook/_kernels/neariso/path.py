@@ -30,6 +30,7 @@ from calibbook._kernels.neariso.heap import (
     _pop_min,
     _push,
     _radix_heap,
+    _sift_down,
 )
 from calibbook._kernels.neariso.models import _block_term
 
@@ -333,48 +334,89 @@ def _solve_segments(block_w, block_s, block_ss, block_head, block_viol, seg_star
     return seg_events, final_heads[:n_final], fit
 
 
-@njit(cache=True)
-def _segment_merges(weights, sums, score_sums, score, tol):
-    """The compiled part of :func:`scored_path`: each segment's merges in its own lam order.
+@njit(cache=True, inline="always")
+def _interleave(seg, seg_events, n_blocks, fit, scoring, rel_tol):
+    """The segments' merges (``seg``, as :func:`_solve_segments` leaves them) in one lam
+    order, from a heap of the segments keyed by their next merge, grouped into models on
+    the way as :func:`.models.group_events` groups them. ``fit``: the binned fit at lam = 0.
 
-    Returns the merge arrays (lam, left, right, c, change of the binned fit; valid up to
-    the last segment's end), where each segment's merges end (after a 0), the number of
-    blocks after the fusing, the binned fit at lam = 0, the runs' violation flags, the
-    first run of each block of the last model, and the scaled tolerance.
+    Returns the merges (lam, left, right, c) and the models (first merge, lam, number of
+    blocks, binned fit), as :func:`scored_path` returns them.
     """
-    n = weights.shape[0]
-    scoring = score > 0 and n > 0
-    separate = scoring and score_sums.shape[0] == n
-    scale = 0.0
-    for i in range(n):
-        scale = max(scale, abs(sums[i] / weights[i]))
-    tol = tol * (1.0 + scale)
-    # the fusing is not written out as merges: fused_events derives it from the runs
-    (
-        block_w,
-        block_s,
-        block_ss,
-        block_head,
-        block_viol,
-        run_viol,
-        pav_w,
-        pav_s,
-        pav_first,
-        m,
-        n_pav,
-    ) = _fuse_runs(weights, sums, score_sums, separate, tol)
-    seg_start = _segments(pav_w, pav_s, pav_first, n_pav, block_viol, m, 1e-9 * (1.0 + scale))
-    # each segment's merges, in its lam order. They go where the blocks were: segment k
-    # has at most (its blocks - 1) merges, so the merges of segments 0 .. k end before
-    # its last block, and its own blocks are in the records by then (memory already
-    # touched is cheaper to write than new pages; the stack is read out by now)
-    seg = (block_w, block_head, pav_first, block_s, pav_w)  # lam, left, right, c, fit change
-    seg_events, final_heads, fit = _solve_segments(
-        block_w, block_s, block_ss, block_head, block_viol, seg_start, tol, score, seg
+    seg_lam, seg_left, seg_right, seg_coef, seg_delta = seg
+    n_segments = seg_events.shape[0] - 1
+    n_merges = seg_events[n_segments]
+    event_lam = np.empty(n_merges, np.float64)
+    event_left = np.empty(n_merges, np.int64)
+    event_right = np.empty(n_merges, np.int64)
+    event_coef = np.empty(n_merges, np.float64)
+    # at most one model a merge, and model 0 (np.zeros would touch every page)
+    model_start = np.empty(n_merges + 2, np.int64)
+    model_lam = np.empty(n_merges + 1, np.float64)
+    model_blocks = np.empty(n_merges + 1, np.int64)
+    model_fit = np.empty(n_merges + 1 if scoring else 0, np.float64)
+    heap_lam = np.empty(n_segments, np.float64)
+    heap_seg = np.empty(n_segments, np.int64)
+    size = np.int64(0)
+    for k in range(n_segments):
+        if seg_events[k + 1] > seg_events[k]:
+            heap_lam[size], heap_seg[size] = seg_lam[seg_events[k]], k
+            size += 1
+    for i in range(size // 2 - 1, -1, -1):
+        _sift_down(heap_lam, heap_seg, size, i)
+    nxt_event = seg_events[:-1].copy()
+    n_events = 0
+    blocks = n_blocks
+    model = 0
+    model_start[0] = 0
+    model_lam[0] = 0.0
+    last = 0.0
+    while size > 0:
+        k = heap_seg[0]
+        e = nxt_event[k]
+        lam = seg_lam[e]
+        if lam > last * (1.0 + rel_tol) + rel_tol:  # a new model: close the last one
+            model_blocks[model] = blocks
+            if scoring:
+                model_fit[model] = fit
+            model += 1
+            model_start[model] = n_events
+            last = lam
+        event_lam[n_events] = lam
+        event_left[n_events] = seg_left[e]
+        event_right[n_events] = seg_right[e]
+        event_coef[n_events] = seg_coef[e]
+        model_lam[model] = lam
+        n_events += 1
+        blocks -= 1
+        if scoring:
+            fit += seg_delta[e]
+        e += 1
+        nxt_event[k] = e
+        if e < seg_events[k + 1]:
+            heap_lam[0] = seg_lam[e]
+        else:
+            size -= 1
+            heap_lam[0], heap_seg[0] = heap_lam[size], heap_seg[size]
+        _sift_down(heap_lam, heap_seg, size, np.int64(0))
+    model_blocks[model] = blocks
+    if scoring:
+        model_fit[model] = fit
+    n_models = model + 1
+    model_start[n_models] = n_events
+    return (
+        event_lam,
+        event_left,
+        event_right,
+        event_coef,
+        model_start[: n_models + 1],
+        model_lam[:n_models],
+        model_blocks[:n_models],
+        model_fit[:n_models] if scoring else model_fit,
     )
-    return seg, seg_events, m, fit, run_viol, final_heads, tol
 
 
+@njit(cache=True)
 def scored_path(weights, sums, score_sums, score=0, tol=1e-12, rel_tol=1e-12):
     """Merge events of the near-isotonic path over sorted runs, grouped into models.
 
@@ -428,36 +470,48 @@ def scored_path(weights, sums, score_sums, score=0, tol=1e-12, rel_tol=1e-12):
     -----
     Neighbouring runs with exactly equal means are fused in one pass first (they merge
     at lam = 0 in any order). The remaining blocks fall into independent segments
-    (:func:`_segments`), whose paths (:func:`_segment_path`) are compiled
-    (:func:`_segment_merges`); their merges are then put in one lambda order by a stable
-    sort and grouped into models in NumPy (:func:`.models.model_breaks`).
+    (:func:`_segments`), whose paths (:func:`_segment_path`) are merged by lambda.
     Merges at one lambda may come out in another order than a single binary heap gives,
     which changes no model; sums over merges are rounded in another order (the lambdas
     and fits agree with a single heap's to about 1e-13 relative).
     """
-    from calibbook._kernels.neariso.models import model_breaks
-
-    seg, seg_events, m, fit, run_viol, final_heads, tol = _segment_merges(
-        weights, sums, score_sums, np.int64(score), float(tol)
+    n = weights.shape[0]
+    scoring = score > 0 and n > 0
+    separate = scoring and score_sums.shape[0] == n
+    scale = 0.0
+    for i in range(n):
+        scale = max(scale, abs(sums[i] / weights[i]))
+    tol = tol * (1.0 + scale)
+    # the fusing is not written out as merges: fused_events derives it from the runs
+    (
+        block_w,
+        block_s,
+        block_ss,
+        block_head,
+        block_viol,
+        run_viol,
+        pav_w,
+        pav_s,
+        pav_first,
+        m,
+        n_pav,
+    ) = _fuse_runs(weights, sums, score_sums, separate, tol)
+    seg_start = _segments(pav_w, pav_s, pav_first, n_pav, block_viol, m, 1e-9 * (1.0 + scale))
+    # each segment's merges, in its lam order. They go where the blocks were: segment k
+    # has at most (its blocks - 1) merges, so the merges of segments 0 .. k end before
+    # its last block, and its own blocks are in the records by then (memory already
+    # touched is cheaper to write than new pages; the stack is read out by now)
+    seg = (block_w, block_head, pav_first, block_s, pav_w)  # lam, left, right, c, fit change
+    seg_events, final_heads, fit = _solve_segments(
+        block_w, block_s, block_ss, block_head, block_viol, seg_start, tol, score, seg
     )
-    n_merges = int(seg_events[-1])
-    order = np.argsort(seg[0][:n_merges], kind="stable")  # ties keep the segments' order
-    lam = seg[0][:n_merges][order]
-    left = seg[1][:n_merges][order].astype(np.int64)
-    right = seg[2][:n_merges][order].astype(np.int64)
-    coef = seg[3][:n_merges][order]
-    start = np.concatenate(([0], model_breaks(lam, rel_tol), [n_merges])).astype(np.int64)
-    ends = start[1:]  # one past the last merge of each model
-    model_lam = np.concatenate(([0.0], lam))[ends]  # its last merge's (0: none)
-    blocks = (m - ends).astype(np.int64)
-    if score > 0 and weights.shape[0] > 0:  # the binned fit, summed in lam order from lam = 0
-        running = np.cumsum(np.concatenate(([fit], seg[4][:n_merges][order])))
-        model_fit = running[ends]
-    else:
-        model_fit = np.empty(0)
-    return lam, left, right, coef, run_viol, start, model_lam, blocks, model_fit, final_heads, tol
+    lam, left, right, coef, start, model_lam, blocks, model_fit = _interleave(
+        seg, seg_events, m, fit, scoring, rel_tol
+    )
+    return (lam, left, right, coef, run_viol, start, model_lam, blocks, model_fit, final_heads, tol)
 
 
+@njit(cache=True)
 def near_isotonic_path(weights, sums, tol=1e-12):
     """Merges of the near-isotonic path over sorted runs (see :func:`scored_path`).
 
@@ -466,5 +520,5 @@ def near_isotonic_path(weights, sums, tol=1e-12):
     merge_lam, merge_left, merge_right, merge_coef, violations
         As :func:`scored_path` returns them.
     """
-    out = scored_path(weights, sums, np.empty(0, np.float64), 0, tol, 1e-12)
+    out = scored_path(weights, sums, np.empty(0, np.float64), np.int64(0), tol, 1e-12)
     return out[0], out[1], out[2], out[3], out[4]
