@@ -9,11 +9,7 @@ n_j negatives in the bin.
 
 import numpy as np
 
-from calibbook._utils.binning import (
-    STRATEGIES,
-    equal_frequency_fit,
-    uniform_step_edges,
-)
+from calibbook._utils.binning import STRATEGIES, equal_frequency_fit, uniform_step_edges
 from calibbook._utils.deprecation import renamed_attribute
 from calibbook._utils.params import Integral, Interval, Options, Real, validate_params
 from calibbook._utils.weights import warn_low_total_weight
