@@ -212,6 +212,8 @@ def warm(progress=True):
     """
     from numba.core import event
 
+    from calibbook._kernels.interpreted import compiling
+
     compiled = []
 
     class _Count(event.Listener):
@@ -227,7 +229,8 @@ def warm(progress=True):
     s, y, w = _problem()
     event.register("numba:compile", listener)
     try:
-        with warnings.catch_warnings():
+        # small problems would run some kernels as Python (_kernels.interpreted): compile all
+        with warnings.catch_warnings(), compiling():
             warnings.simplefilter("ignore")  # small, odd problems: convergence notes
             done = set()
             for name in chain(_calibrators(s, y, w), _building_blocks(s, y, w), _measures(s, y, w)):

@@ -41,12 +41,13 @@ def sorted_runs(scores, labels=None, weights=None):
     Rows of zero weight are dropped: they are absent rows.
     """
     from calibbook._kernels.aggregate import merge_runs_with_sentinels, weighted_runs
+    from calibbook._kernels.interpreted import for_size
 
     if labels is None:
         labels = np.zeros_like(scores)
     if weights is None:
-        return merge_runs_with_sentinels(*split_sorted(scores, labels))
-    return weighted_runs(scores, weights, labels, np.argsort(scores))
+        return for_size(merge_runs_with_sentinels, scores.size)(*split_sorted(scores, labels))
+    return for_size(weighted_runs, scores.size)(scores, weights, labels, np.argsort(scores))
 
 
 def split_sorted(scores, labels):

@@ -48,13 +48,14 @@ class ScoredPath:
 
         ``score``: "bernoulli", "gaussian" (on ``score_sums``) or None (no scores).
         """
+        from calibbook._kernels.interpreted import for_size
         from calibbook._kernels.neariso.path import scored_path
         from calibbook.calibrators.near_isotonic import NearIsotonicPath  # it imports this module
 
         mode = {None: 0, "bernoulli": 1, "gaussian": 2}[score]
         separate = np.empty(0) if score_sums is None else score_sums
         # every argument given: the signature near_isotonic_path compiles, so one specialization
-        out = scored_path(weights, sums, separate, mode, 1e-12, 1e-12)
+        out = for_size(scored_path, weights.size)(weights, sums, separate, mode, 1e-12, 1e-12)
         path = NearIsotonicPath(values, weights, sums, *out[:5])
         return cls(path, sums if score_sums is None else score_sums, *out[5:])
 
@@ -66,6 +67,7 @@ class ScoredPath:
         (a merged block keeps the index of its left part) and model the model of each
         later merge.
         """
+        from calibbook._kernels.interpreted import for_size
         from calibbook._kernels.neariso.models import blocks_at
 
         path = self.path
@@ -75,7 +77,7 @@ class ScoredPath:
         starts = np.sort(
             np.concatenate((self.final_heads, path.merge_right[n_before:], [path.scores.size]))
         )
-        bw, bs, bx, coef = blocks_at(
+        bw, bs, bx, coef = for_size(blocks_at, path.weights.size)(
             path.weights, path.sums, self.score_sums, path.scores, starts, self.tol
         )
         left = np.searchsorted(starts, path.merge_left[n_before:])
@@ -113,6 +115,7 @@ def score_path_models(scored, criterion, *, gaussian=None, margin=75.0):
         ``scored.events_after(t)`` for the first model t scored exactly (every model
         before it gets +inf, hence weight 0 in an average).
     """
+    from calibbook._kernels.interpreted import for_size
     from calibbook._kernels.neariso.models import exact_fits
 
     df, n_models = scored.df, scored.model_lam.size
@@ -129,7 +132,7 @@ def score_path_models(scored, criterion, *, gaussian=None, margin=75.0):
         first = int(np.argmax(evaluate))
         blocks = scored.events_after(first)
         _, bw, bs, _, coef, left, right, coef_after, model_after = blocks
-        fitted = exact_fits(
+        fitted = for_size(exact_fits, scored.path.weights.size)(
             bw,
             bs,
             coef,

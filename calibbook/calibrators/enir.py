@@ -144,6 +144,7 @@ class ENIR(BaseCalibrator):
         check_pruning(self.prune, self.prune_alpha)
 
     def _fit(self, scores, y, sample_weight):
+        from calibbook._kernels.interpreted import for_size
         from calibbook._kernels.neariso.lookup import piecewise_knots
         from calibbook._kernels.neariso.models import model_average
 
@@ -163,7 +164,9 @@ class ENIR(BaseCalibrator):
         # every model before the first one scored has weight 0: average from its blocks on
         starts, bw, bs, bx, coef, *events_after = blocks
         block_values = np.clip(
-            model_average(bw, bs, bx, coef, *events_after, scored.model_lam, model_weight),
+            for_size(model_average, values.size)(
+                bw, bs, bx, coef, *events_after, scored.model_lam, model_weight
+            ),
             0.0,
             1.0,
         )

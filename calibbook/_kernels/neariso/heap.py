@@ -5,6 +5,8 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
+from calibbook._kernels.interpreted import with_python_equivalent
+
 # A radix heap (Ahuja, Mehlhorn, Orlin & Tarjan 1990) holds the merge times. It needs
 # keys that never fall below the last minimum taken out, which holds here: lambda only grows.
 # The keys are non-negative doubles, whose bit patterns (as int64) sort as the doubles do.
@@ -40,6 +42,7 @@ def _radix_heap(n_entries):
     return np.empty(n_chunks * _CHUNK, np.int64), np.empty(n_chunks * _CHUNK, np.int32), meta
 
 
+@with_python_equivalent(lambda x: 64 - int(x).bit_length() if x >= 0 else 0)
 @intrinsic
 def _leading_zeros(typingctx, x):
     """Number of leading zero bits of an int64 (64 for 0): LLVM's ctlz."""
@@ -52,6 +55,7 @@ def _leading_zeros(typingctx, x):
     return types.int64(types.int64), codegen
 
 
+@with_python_equivalent(lambda x: np.float64(x).view(np.int64))
 @intrinsic
 def _bits(typingctx, x):
     """The bit pattern of a float64 as an int64: a key of the heap."""
@@ -64,6 +68,7 @@ def _bits(typingctx, x):
     return types.int64(types.float64), codegen
 
 
+@with_python_equivalent(lambda bits: np.int64(bits).view(np.float64))
 @intrinsic
 def _double(typingctx, bits):
     """The float64 whose bit pattern is an int64 (the inverse of :func:`_bits`)."""

@@ -1,6 +1,8 @@
 """The models of a near-isotonic path (one per distinct merge lambda): their grouping,
 their scoring by goodness of fit, and ENIR's weighted average of them."""
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -9,13 +11,16 @@ from calibbook._kernels.arrays import filled, zeroed
 
 @njit(cache=True)
 def _block_loglik(pos, neg, v):
-    """Bernoulli log-likelihood of a block predicting v (clipped to [0, 1]); 0 log 0 = 0."""
+    """Bernoulli log-likelihood of a block predicting v (clipped to [0, 1]); 0 log 0 = 0.
+
+    ``math``'s logarithms: the C library's both compiled and interpreted
+    (:mod:`calibbook._kernels.interpreted`)."""
     v = min(max(v, 0.0), 1.0)
     out = 0.0
     if pos > 0.0 and v < 1.0:  # log(1) = 0 adds nothing
-        out += pos * np.log(v) if v > 0.0 else -np.inf
+        out += pos * math.log(v) if v > 0.0 else -np.inf
     if neg > 0.0 and v > 0.0:  # log1p(-0) = 0 adds nothing
-        out += neg * np.log1p(-v) if v < 1.0 else -np.inf
+        out += neg * math.log1p(-v) if v < 1.0 else -np.inf
     return out
 
 

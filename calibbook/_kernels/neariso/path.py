@@ -68,7 +68,7 @@ def _segments(pav_w, pav_s, pav_first, n_pav, block_viol, m, gap):
     in a cache-sized heap. Boundaries that do not qualify (closer means, or a violating
     pair, which cannot happen in exact arithmetic) are dropped.
     """
-    starts = np.empty(n_pav + 1, np.int64)
+    starts = np.empty(n_pav + 2, np.int64)  # one more: no runs still make one empty segment
     n_segments = 0
     starts[0] = 0
     for t in range(1, n_pav):
