@@ -96,6 +96,11 @@ class ENIR(BaseCalibrator):
     its mean score. Sample weights that total fewer than two cases per block of the
     model with the largest weight warn with :class:`~calibbook.LowWeightWarning`.
 
+    Compiling ENIR's numba kernels takes several seconds on a fresh install. On fewer
+    than 16384 scores, while they are neither compiled in the process nor cached on disk,
+    ENIR runs their source as plain Python instead (0.06 s on 1000 scores), with the
+    same results bit for bit; ``python -m calibbook.warmup`` compiles them once for all.
+
     See Also
     --------
     calibbook.near_isotonic_path : The path the models come from.
