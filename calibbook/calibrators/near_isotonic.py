@@ -95,9 +95,10 @@ class NearIsotonicPath:
     @cached_property
     def _events(self):
         """All merge events: the fusing of equal neighbours, then the stored merges."""
+        from calibbook._kernels.interpreted import for_size
         from calibbook._kernels.neariso.replay import fused_events
 
-        fused = fused_events(self.weights, self.sums, self.violations)
+        fused = for_size(fused_events, self.weights.size)(self.weights, self.sums, self.violations)
         stored = (self.merge_lam, self.merge_left, self.merge_right, self.merge_coef)
         return tuple(np.concatenate((a, b)) for a, b in zip(fused, stored, strict=True))
 
@@ -124,9 +125,10 @@ class NearIsotonicPath:
     @cached_property
     def initial_coef(self):
         """c of each run as a block of its own at lam = 0 (an ndarray), from the flags."""
+        from calibbook._kernels.interpreted import for_size
         from calibbook._kernels.neariso.replay import initial_coefficients
 
-        return initial_coefficients(self.weights, self.violations)
+        return for_size(initial_coefficients, self.weights.size)(self.weights, self.violations)
 
     @cached_property
     def _n_fused(self):
@@ -172,10 +174,11 @@ class NearIsotonicPath:
         ValueError
             If ``lam`` is negative or not finite.
         """
+        from calibbook._kernels.interpreted import for_size
         from calibbook._kernels.neariso.replay import fit_at
 
         lam = float(lam)
-        return fit_at(
+        return for_size(fit_at, self.weights.size)(
             self.weights,
             self.sums,
             self.violations,
@@ -220,10 +223,13 @@ def _checked(scores, y, sample_weight):
 
 
 def _path(s, target, w):
+    from calibbook._kernels.interpreted import for_size
     from calibbook._kernels.neariso.path import near_isotonic_path as path_kernel
 
     values, weights, sums = _runs_for_regression(s, target, w)
-    return NearIsotonicPath(values, weights, sums, *path_kernel(weights, sums))
+    return NearIsotonicPath(
+        values, weights, sums, *for_size(path_kernel, weights.size)(weights, sums)
+    )
 
 
 def near_isotonic_path(scores, y, sample_weight=None):
@@ -297,10 +303,12 @@ def difference_variance(scores, y, sample_weight=None):
 
 def interpolate_runs(run_scores, run_values, scores, interpolation):
     """Evaluate a map known at the run scores: linear between them or the step to the left."""
+    from calibbook._kernels.interpreted import for_size
     from calibbook._kernels.isotonic import linear_values, step_values
 
     if interpolation == "linear":
-        return linear_values(run_scores, run_values, scores)
+        kernel = for_size(linear_values, max(scores.size, run_scores.size))
+        return kernel(run_scores, run_values, scores)
     return step_values(run_scores, run_values, scores)
 
 

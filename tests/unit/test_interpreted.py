@@ -14,7 +14,7 @@ from hypothesis.extra import numpy as hnp
 from numba import njit
 
 import calibbook._kernels.interpreted as interpreted
-from calibbook import ENIR
+from calibbook import ENIR, NearIsotonicRegression, near_isotonic_path
 from calibbook._kernels.aggregate import merge_runs_with_sentinels, weighted_runs
 from calibbook._kernels.interpreted import compiling, for_size, python_version
 from calibbook._kernels.neariso.heap import _bits, _double, _leading_zeros
@@ -139,6 +139,54 @@ def test_enir_fit_as_python_is_the_compiled_fit(case, as_python, monkeypatch):
     _assert_identical(compiled, python)
 
 
+def _near_isotonic_case(seed, n, ties, binary, weighted):
+    rng = np.random.default_rng(seed)
+    s = rng.normal(size=n)
+    if ties:
+        s = np.round(s, ties)
+    y = (
+        (rng.random(n) < 1 / (1 + np.exp(-2 * s))).astype(float)
+        if binary
+        else s + rng.normal(size=n)
+    )
+    w = rng.uniform(0.2, 3.0, n) if weighted else None
+    path = near_isotonic_path(s, y, sample_weight=w)
+    lams = np.concatenate(
+        [[0.0, 0.3, 1e9], path.breakpoints[:: max(1, path.breakpoints.size // 7)]]
+    )
+    grid = np.concatenate([s, np.linspace(-4, 4, 301)])
+    out = [path.scores, path.merge_lam, path.merge_left, path.merge_right, path.merge_coef]
+    out += [path.event_lam, path.event_left, path.initial_coef]
+    out += [path.fitted(lam) for lam in lams]
+    for lam, interpolation in (("bic", "linear"), (0.5, "step"), (2.0, "linear")):
+        model = NearIsotonicRegression(lam=lam, interpolation=interpolation)
+        out += [model.fit(s, y, sample_weight=w).predict(grid), np.float64(model.lam_)]
+    return tuple(out)
+
+
+NEAR_ISOTONIC_CASES = [
+    (seed, n, ties, binary, weighted)
+    for seed, (n, ties, binary, weighted) in enumerate(
+        [
+            (3, None, False, False),
+            (200, 1, False, True),
+            (1000, None, True, False),
+            (1000, 2, True, True),
+            (2500, None, False, False),
+        ]
+    )
+]
+
+
+@pytest.mark.parametrize("case", NEAR_ISOTONIC_CASES, ids=str)
+def test_near_isotonic_as_python_is_the_compiled_regression(case, as_python, monkeypatch):
+    python = _near_isotonic_case(*case)
+    monkeypatch.undo()
+    with compiling():
+        compiled = _near_isotonic_case(*case)
+    _assert_identical(compiled, python)
+
+
 @settings(max_examples=100, deadline=None)
 @given(
     values=hnp.arrays(np.float64, st.integers(0, 80), elements=st.sampled_from([0.1, 0.5, 0.7])),
@@ -214,7 +262,7 @@ _FIRST_FIT = """
 import json
 import numpy as np
 from numba.core import event
-from calibbook import ENIR
+from calibbook import ENIR, NearIsotonicRegression, near_isotonic_path
 
 compiled = []
 
@@ -232,11 +280,15 @@ y = (rng.random(1000) < s).astype(float)
 for options in ({}, {"interpolation": "step"}):
     ENIR(**options).fit(s, y).predict(s)
     ENIR(**options).fit(s, y, sample_weight=rng.uniform(0.5, 2.0, 1000)).predict(s)
+for target in (y, s + rng.normal(size=1000)):
+    NearIsotonicRegression().fit(s, target).predict(s)
+    path = near_isotonic_path(s, target)
+    path.fitted(0.5), path.event_lam, path.initial_coef
 print(json.dumps(compiled))
 """
 
 
-def test_a_first_enir_fit_on_an_empty_cache_compiles_nothing(tmp_path):
+def test_a_first_enir_or_near_isotonic_fit_on_an_empty_cache_compiles_nothing(tmp_path):
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     done = subprocess.run(
         [sys.executable, "-c", _FIRST_FIT], env=env, capture_output=True, text=True
