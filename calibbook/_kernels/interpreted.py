@@ -15,7 +15,6 @@ SIMD code in Python, the C library's in numba; ``math.log`` is the C library's i
 ``python_equivalent`` (see :func:`with_python_equivalent`).
 """
 
-import os
 import types
 from contextlib import contextmanager
 
@@ -62,15 +61,17 @@ def python_version(kernel):
 
 
 def _compiled_or_cached(kernel):
-    """Whether ``kernel`` is compiled in this process or has an index in numba's cache.
+    """Whether ``kernel`` is compiled in this process or has entries in numba's cache.
 
-    The index is numba's own record of the cache (a private attribute): if numba moves it,
-    this says False and small problems are interpreted, which changes no result.
+    numba's index of the cache (read with its private ``_load_index``) is empty when it is
+    missing, written by another numba or for another version of the kernel's source. If
+    numba renames it, this says False and small problems are interpreted, which changes
+    no result.
     """
     if kernel.signatures:
         return True
     try:
-        return os.path.exists(kernel._cache._cache_file._index_path)
+        return bool(kernel._cache._cache_file._load_index())
     except AttributeError:
         return False
 

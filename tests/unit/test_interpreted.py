@@ -226,6 +226,8 @@ import json, sys
 import numpy as np
 from calibbook._kernels.interpreted import for_size, INTERPRET_BELOW, _compiled_or_cached
 from calibbook._kernels.neariso.models import blocks_at as kernel
+if sys.argv[1] == "stale":  # as if the kernel's source file had changed since it was cached
+    kernel._cache._cache_file._source_stamp = (0.0, 0)
 out = {"small": for_size(kernel, 10) is kernel,
        "large": for_size(kernel, INTERPRET_BELOW) is kernel,
        "cached_before": _compiled_or_cached(kernel)}
@@ -256,6 +258,8 @@ def test_for_size_interprets_only_what_is_neither_compiled_nor_cached(tmp_path):
     }
     # a new process finds numba's index on disk (the private attribute it reads is there)
     assert child("look") == {"small": True, "large": True, "cached_before": True}
+    # an index written for another version of the source does not count
+    assert child("stale") == {"small": False, "large": True, "cached_before": False}
 
 
 _FIRST_FIT = """
