@@ -72,7 +72,7 @@ def _cumulative(weights, sums):
 
 
 @njit(cache=True)
-def bridges(weights, sums):
+def bridges(cx, cy):
     """For each run i, the block (c_i, t_i] of the fit with a case of label 1 tied with run i.
 
     The block is runs c_i + 1 .. t_i (1-based) and the added case, so the value there is
@@ -84,12 +84,13 @@ def bridges(weights, sums):
     touching point, touches the hull at or right of that point). So the walks along the
     suffix hulls move right only: O(R) after the scan.
 
+    ``cx``, ``cy``: the cumulative sum diagram (:func:`_cumulative`), R + 1 points.
+
     Returns
     -------
     c, t : int64 arrays (R,)
     """
-    r = weights.shape[0]
-    cx, cy = _cumulative(weights, sums)
+    r = cx.shape[0] - 1
     nxt = _suffix_hull_next(cx, cy)
     lefts = np.empty(r, np.int64)
     rights = np.empty(r, np.int64)
@@ -108,9 +109,10 @@ def bridges(weights, sums):
     return lefts, rights
 
 
+@njit(cache=True)
 def pair_values(weights, sums):
     """(p0, p1) of each run: the isotonic value at a case of weight 1 tied with the run,
-    labelled 0 and 1.
+    labelled 0 and 1 (float64 arrays, contiguous).
 
     p1 is the mean of the bridge's block with the added positive. p0 by symmetry: relabel
     y -> 1 - y and reverse the score order, and the label-0 case becomes a label-1 case of
@@ -119,23 +121,24 @@ def pair_values(weights, sums):
     the block's own sums, so a block of integer weights gives the same float whichever
     label the added case has.
 
-    Plain NumPy around the compiled :func:`bridges`: these O(R) array steps cost no compile
-    time on a first fit. ``np.cumsum`` adds in order, as the kernel's own sums do, so the
-    cumulative sums are the kernel's, bit for bit.
+    On small problems, while it is not compiled, it runs as Python
+    (:mod:`calibbook._kernels.interpreted`).
     """
-    weights = np.ascontiguousarray(weights, np.float64)
-    sums = np.ascontiguousarray(sums, np.float64)
     r = weights.shape[0]
-    cx = np.zeros(r + 1)
-    cy = np.zeros(r + 1)
-    np.cumsum(weights, out=cx[1:])
-    np.cumsum(sums, out=cy[1:])
-    c, t = bridges(weights, sums)
-    mirror_w = weights[::-1].copy()
-    mc, mt = bridges(mirror_w, mirror_w - sums[::-1])
-    p1 = ((cy[t] - cy[c]) + 1.0) / ((cx[t] - cx[c]) + 1.0)
-    lo, hi = r - mt[::-1], r - mc[::-1]
-    p0 = (cy[hi] - cy[lo]) / ((cx[hi] - cx[lo]) + 1.0)
+    cx, cy = _cumulative(weights, sums)
+    c, t = bridges(cx, cy)
+    mirror_w = np.empty(r, np.float64)
+    mirror_s = np.empty(r, np.float64)
+    for k in range(r):
+        mirror_w[k] = weights[r - 1 - k]
+        mirror_s[k] = weights[r - 1 - k] - sums[r - 1 - k]
+    mc, mt = bridges(*_cumulative(mirror_w, mirror_s))
+    p0 = np.empty(r, np.float64)
+    p1 = np.empty(r, np.float64)
+    for i in range(r):
+        p1[i] = ((cy[t[i]] - cy[c[i]]) + 1.0) / ((cx[t[i]] - cx[c[i]]) + 1.0)
+        lo, hi = r - mt[r - 1 - i], r - mc[r - 1 - i]
+        p0[i] = (cy[hi] - cy[lo]) / ((cx[hi] - cx[lo]) + 1.0)
     return p0, p1
 
 

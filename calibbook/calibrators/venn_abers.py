@@ -61,7 +61,6 @@ def venn_abers_runs(weights, sums):
     >>> p0.tolist(), p1.tolist()
     ([0.0, 0.5], [0.5, 1.0])
     """
-    from calibbook._kernels.venn_abers import pair_values
     from calibbook._utils.validation import check_sample_weight, check_scores
 
     sums = check_scores(sums, name="sums")
@@ -70,7 +69,7 @@ def venn_abers_runs(weights, sums):
         raise ValueError("every run weight must be > 0 (a run of weight 0 is no run)")
     if np.any(sums < 0) or np.any(sums > weights):
         raise ValueError("every run's positive weight must lie in [0, its weight]")
-    return pair_values(weights, sums)
+    return _run_values(weights, sums)
 
 
 class VennAbers(BaseCalibrator):
@@ -259,6 +258,7 @@ class VennAbers(BaseCalibrator):
 
     def _pairs(self, s):
         """(p0, p1), each of shape (n, n_folds): a search per score, or a walk (see pair_lookup)."""
+        from calibbook._kernels.interpreted import for_size
         from calibbook._kernels.venn_abers import pair_lookup
 
         p0 = np.empty((s.size, len(self.knots_)))
@@ -274,7 +274,8 @@ class VennAbers(BaseCalibrator):
             if walk and sorted_order is None:
                 sorted_order = np.argsort(s, kind="stable")
             order = sorted_order if walk else in_turn
-            pair_lookup(lo, hi, f0, f1, s, tolerance, order, walk, out0, out1)
+            lookup = for_size(pair_lookup, max(lo.size, s.size))
+            lookup(lo, hi, f0, f1, s, tolerance, order, walk, out0, out1)
             p0[:, k], p1[:, k] = out0, out1
         return p0, p1
 
@@ -309,6 +310,8 @@ def _near_ties_pooled(values, weights, positives, tolerance):
     ``knots`` has one row per pooled run: its smallest and largest score.
     """
     close = np.diff(values) <= tolerance
+    if not close.any():  # the usual case: nothing to pool
+        return np.column_stack((values, values)), weights, positives
     starts = np.flatnonzero(np.concatenate(([True], ~close)))
     ends = np.append(starts[1:], values.size) - 1
     knots = np.column_stack((values[starts], values[ends]))
@@ -316,9 +319,13 @@ def _near_ties_pooled(values, weights, positives, tolerance):
 
 
 def _run_values(weights, positives):
+    """(p0, p1) of each run (:func:`calibbook._kernels.venn_abers.pair_values`)."""
+    from calibbook._kernels.interpreted import for_size
     from calibbook._kernels.venn_abers import pair_values
 
-    return pair_values(weights, positives)
+    weights = np.ascontiguousarray(weights, np.float64)  # one specialization
+    positives = np.ascontiguousarray(positives, np.float64)
+    return for_size(pair_values, weights.size)(weights, positives)
 
 
 def _n_blocks(weights, positives):

@@ -14,7 +14,7 @@ from hypothesis.extra import numpy as hnp
 from numba import njit
 
 import calibbook._kernels.interpreted as interpreted
-from calibbook import ENIR, NearIsotonicRegression, near_isotonic_path
+from calibbook import ENIR, NearIsotonicRegression, VennAbers, near_isotonic_path
 from calibbook._kernels.aggregate import merge_runs_with_sentinels, weighted_runs
 from calibbook._kernels.interpreted import compiling, for_size, python_version
 from calibbook._kernels.neariso.heap import _bits, _double, _leading_zeros
@@ -187,6 +187,38 @@ def test_near_isotonic_as_python_is_the_compiled_regression(case, as_python, mon
     _assert_identical(compiled, python)
 
 
+def _venn_abers_case(seed, n, ties, weighted, options):
+    rng = np.random.default_rng(seed)
+    s = rng.normal(size=n)
+    if ties:
+        s = np.round(s, ties)
+    y = (rng.random(n) < 1 / (1 + np.exp(-s))).astype(float)
+    y[:2] = [0.0, 1.0]
+    w = rng.integers(1, 4, n).astype(float) if weighted else None
+    model = VennAbers(**options).fit(s, y, sample_weight=w)
+    grid = np.concatenate([s, np.linspace(-4, 4, 301)])
+    p0, p1 = model.predict_interval(grid)
+    return model.predict(grid), p0, p1, *model.p0_, *model.p1_
+
+
+VENN_ABERS_CASES = [
+    (seed, n, ties, weighted, options)
+    for seed, (n, ties, weighted) in enumerate(
+        [(6, None, False), (300, 1, True), (2000, None, False)]
+    )
+    for options in ({}, {"cv": 3, "random_state": 0}, {"loss": "brier"})
+]
+
+
+@pytest.mark.parametrize("case", VENN_ABERS_CASES, ids=str)
+def test_venn_abers_as_python_is_the_compiled_fit(case, as_python, monkeypatch):
+    python = _venn_abers_case(*case)
+    monkeypatch.undo()
+    with compiling():
+        compiled = _venn_abers_case(*case)
+    _assert_identical(compiled, python)
+
+
 @settings(max_examples=100, deadline=None)
 @given(
     values=hnp.arrays(np.float64, st.integers(0, 80), elements=st.sampled_from([0.1, 0.5, 0.7])),
@@ -266,7 +298,7 @@ _FIRST_FIT = """
 import json
 import numpy as np
 from numba.core import event
-from calibbook import ENIR, NearIsotonicRegression, near_isotonic_path
+from calibbook import ENIR, NearIsotonicRegression, VennAbers, near_isotonic_path
 
 compiled = []
 
@@ -284,6 +316,8 @@ y = (rng.random(1000) < s).astype(float)
 for options in ({}, {"interpolation": "step"}):
     ENIR(**options).fit(s, y).predict(s)
     ENIR(**options).fit(s, y, sample_weight=rng.uniform(0.5, 2.0, 1000)).predict(s)
+for options in ({}, {"cv": 3}):
+    VennAbers(**options).fit(s, y).predict(s)
 for target in (y, s + rng.normal(size=1000)):
     NearIsotonicRegression().fit(s, target).predict(s)
     path = near_isotonic_path(s, target)
@@ -292,7 +326,9 @@ print(json.dumps(compiled))
 """
 
 
-def test_a_first_enir_or_near_isotonic_fit_on_an_empty_cache_compiles_nothing(tmp_path):
+def test_a_first_fit_of_enir_near_isotonic_or_venn_abers_on_an_empty_cache_compiles_nothing(
+    tmp_path,
+):
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     done = subprocess.run(
         [sys.executable, "-c", _FIRST_FIT], env=env, capture_output=True, text=True
