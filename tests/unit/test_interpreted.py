@@ -86,6 +86,15 @@ def test_scored_path_as_python_is_the_compiled_path(case):
     _assert_identical(scored_path(*args), python_version(scored_path)(*args))
 
 
+def _same_in_both_modes(run, case, monkeypatch):
+    """``run(*case)`` as Python (``as_python`` in force), then compiled: identical results."""
+    python = run(*case)
+    monkeypatch.undo()
+    with compiling():
+        compiled = run(*case)
+    _assert_identical(compiled, python)
+
+
 @pytest.fixture
 def as_python(monkeypatch):
     """Every kernel behind for_size runs as Python, whatever is compiled or cached."""
@@ -93,11 +102,15 @@ def as_python(monkeypatch):
     monkeypatch.setattr(interpreted, "_compiled_or_cached", lambda kernel: False)
 
 
-def _enir_case(seed, n, ties, weighted, options):
+def _scores(seed, n, ties, normal):
+    """A generator and n scores (normal, or in [0, 1]), rounded to ``ties`` decimals if set."""
     rng = np.random.default_rng(seed)
-    s = rng.beta(0.6, 0.9, n)
-    if ties:
-        s = np.round(s, ties)
+    s = rng.normal(size=n) if normal else rng.beta(0.6, 0.9, n)
+    return rng, np.round(s, ties) if ties else s
+
+
+def _enir_case(seed, n, ties, weighted, options):
+    rng, s = _scores(seed, n, ties, normal=False)
     y = (rng.random(n) < s**1.4).astype(float)
     y[:2] = [0.0, 1.0]  # both classes
     w = rng.uniform(0.2, 3.0, n) if weighted else None
@@ -132,18 +145,11 @@ ENIR_CASES = [
 @pytest.mark.parametrize("case", ENIR_CASES, ids=str)
 def test_enir_fit_as_python_is_the_compiled_fit(case, as_python, monkeypatch):
     assert for_size(scored_path, 1 << 20) is python_version(scored_path)
-    python = _enir_case(*case)
-    monkeypatch.undo()
-    with compiling():
-        compiled = _enir_case(*case)
-    _assert_identical(compiled, python)
+    _same_in_both_modes(_enir_case, case, monkeypatch)
 
 
 def _near_isotonic_case(seed, n, ties, binary, weighted):
-    rng = np.random.default_rng(seed)
-    s = rng.normal(size=n)
-    if ties:
-        s = np.round(s, ties)
+    rng, s = _scores(seed, n, ties, normal=True)
     y = (
         (rng.random(n) < 1 / (1 + np.exp(-2 * s))).astype(float)
         if binary
@@ -180,18 +186,11 @@ NEAR_ISOTONIC_CASES = [
 
 @pytest.mark.parametrize("case", NEAR_ISOTONIC_CASES, ids=str)
 def test_near_isotonic_as_python_is_the_compiled_regression(case, as_python, monkeypatch):
-    python = _near_isotonic_case(*case)
-    monkeypatch.undo()
-    with compiling():
-        compiled = _near_isotonic_case(*case)
-    _assert_identical(compiled, python)
+    _same_in_both_modes(_near_isotonic_case, case, monkeypatch)
 
 
 def _venn_abers_case(seed, n, ties, weighted, options):
-    rng = np.random.default_rng(seed)
-    s = rng.normal(size=n)
-    if ties:
-        s = np.round(s, ties)
+    rng, s = _scores(seed, n, ties, normal=True)
     y = (rng.random(n) < 1 / (1 + np.exp(-s))).astype(float)
     y[:2] = [0.0, 1.0]
     w = rng.integers(1, 4, n).astype(float) if weighted else None
@@ -212,11 +211,7 @@ VENN_ABERS_CASES = [
 
 @pytest.mark.parametrize("case", VENN_ABERS_CASES, ids=str)
 def test_venn_abers_as_python_is_the_compiled_fit(case, as_python, monkeypatch):
-    python = _venn_abers_case(*case)
-    monkeypatch.undo()
-    with compiling():
-        compiled = _venn_abers_case(*case)
-    _assert_identical(compiled, python)
+    _same_in_both_modes(_venn_abers_case, case, monkeypatch)
 
 
 @settings(max_examples=100, deadline=None)
