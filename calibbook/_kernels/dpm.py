@@ -38,11 +38,10 @@ Wishart scale inverse divided by nu (scikit-learn's ``covariances_``).
 import math
 
 import numpy as np
-from llvmlite import ir
-from numba import njit, types
-from numba.extending import intrinsic
+from numba import njit
 
 from calibbook._kernels.arrays import zeroed
+from calibbook._kernels.bits import bits_float
 
 _EPS10 = 10.0 * np.finfo(np.float64).eps  # scikit-learn adds this to every n_k
 _LOG_2PI = math.log(2.0 * math.pi)
@@ -65,17 +64,6 @@ def digamma(x):
         1.0 / 12 - inv2 * (1.0 / 120 - inv2 * (1.0 / 252 - inv2 * (1.0 / 240 - inv2 / 132)))
     )
     return result + math.log(x) - 0.5 * inv - series
-
-
-@intrinsic
-def _int64_bits_as_float64(typingctx, bits):
-    """The float64 whose IEEE-754 bit pattern is the int64 ``bits`` (a vectorisable bitcast)."""
-    sig = types.float64(types.int64)
-
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], ir.DoubleType())
-
-    return sig, codegen
 
 
 @njit(cache=True, inline="always")
@@ -103,7 +91,7 @@ def _exp_nonpositive(u):
     p = p * r + 0.5
     p = p * r + 1.0
     p = p * r + 1.0
-    scale = _int64_bits_as_float64((np.int64(t) + 1023) << 52)
+    scale = bits_float((np.int64(t) + 1023) << 52)
     return p * scale if u > -708.0 else 0.0
 
 

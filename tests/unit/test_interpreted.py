@@ -16,8 +16,8 @@ from numba import njit
 import calibbook._kernels.interpreted as interpreted
 from calibbook import ENIR, NearIsotonicRegression, VennAbers, near_isotonic_path
 from calibbook._kernels.aggregate import merge_runs_with_sentinels, weighted_runs
+from calibbook._kernels.bits import bits_float, float_bits, leading_zeros
 from calibbook._kernels.interpreted import compiling, for_size, python_version
-from calibbook._kernels.neariso.heap import _bits, _double, _leading_zeros
 from calibbook._kernels.neariso.models import blocks_at, exact_fits, model_average
 from calibbook._kernels.neariso.path import scored_path
 
@@ -36,7 +36,7 @@ def _assert_identical(compiled, python):
 
 @njit
 def _compiled_intrinsics(x, bits):
-    return _bits(x), _double(bits), _leading_zeros(bits)
+    return float_bits(x), bits_float(bits), leading_zeros(bits)
 
 
 @settings(max_examples=300, deadline=None)
@@ -47,9 +47,9 @@ def _compiled_intrinsics(x, bits):
 def test_intrinsics_mean_the_same_in_python(x, bits):
     got = _compiled_intrinsics(np.float64(x), np.int64(bits))
     want = (
-        _bits.python_equivalent(np.float64(x)),
-        _double.python_equivalent(np.int64(bits)),
-        _leading_zeros.python_equivalent(np.int64(bits)),
+        float_bits.python_equivalent(np.float64(x)),
+        bits_float.python_equivalent(np.int64(bits)),
+        leading_zeros.python_equivalent(np.int64(bits)),
     )
     assert got[0] == want[0] and got[2] == want[2]
     assert np.float64(got[1]).tobytes() == np.float64(want[1]).tobytes()

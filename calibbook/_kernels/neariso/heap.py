@@ -2,14 +2,14 @@
 merge times within a segment, and a binary heap's sift to interleave the segments."""
 
 import numpy as np
-from numba import njit, types
-from numba.extending import intrinsic
+from numba import njit
 
-from calibbook._kernels.interpreted import with_python_equivalent
+from calibbook._kernels.bits import leading_zeros
 
 # A radix heap (Ahuja, Mehlhorn, Orlin & Tarjan 1990) holds the merge times. It needs
 # keys that never fall below the last minimum taken out, which holds here: lambda only grows.
-# The keys are non-negative doubles, whose bit patterns (as int64) sort as the doubles do.
+# The keys are non-negative doubles, whose bit patterns (as int64, :func:`.bits.float_bits`)
+# sort as the doubles do.
 # Bucket 0 holds the keys equal to the last minimum; bucket i > 0 the keys whose highest bit
 # differing from it is bit i - 1. Taking a minimum empties bucket 0, or else refills it from
 # the first non-empty bucket, whose entries all move to lower buckets; so an entry moves at
@@ -42,50 +42,11 @@ def _radix_heap(n_entries):
     return np.empty(n_chunks * _CHUNK, np.int64), np.empty(n_chunks * _CHUNK, np.int32), meta
 
 
-@with_python_equivalent(lambda x: 64 - int(x).bit_length() if x >= 0 else 0)
-@intrinsic
-def _leading_zeros(typingctx, x):
-    """Number of leading zero bits of an int64 (64 for 0): LLVM's ctlz."""
-    if x != types.int64:
-        return None
-
-    def codegen(context, builder, signature, args):
-        return builder.ctlz(args[0], context.get_constant(types.boolean, False))
-
-    return types.int64(types.int64), codegen
-
-
-@with_python_equivalent(lambda x: np.float64(x).view(np.int64))
-@intrinsic
-def _bits(typingctx, x):
-    """The bit pattern of a float64 as an int64: a key of the heap."""
-    if x != types.float64:
-        return None
-
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], context.get_value_type(types.int64))
-
-    return types.int64(types.float64), codegen
-
-
-@with_python_equivalent(lambda bits: np.int64(bits).view(np.float64))
-@intrinsic
-def _double(typingctx, bits):
-    """The float64 whose bit pattern is an int64 (the inverse of :func:`_bits`)."""
-    if bits != types.int64:
-        return None
-
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], context.get_value_type(types.float64))
-
-    return types.float64(types.int64), codegen
-
-
 @njit(cache=True)
 def _bucket(bits, last):
     """The radix-heap bucket of a key, given the last minimum (both as int64 bit patterns):
     0 if they are equal, else 1 + the highest bit in which they differ."""
-    return 64 - _leading_zeros(bits ^ last)
+    return 64 - leading_zeros(bits ^ last)
 
 
 @njit(cache=True)

@@ -22,16 +22,8 @@ every merge.
 import numpy as np
 from numba import njit
 
-from calibbook._kernels.neariso.heap import (
-    _HELD,
-    _bits,
-    _bucket,
-    _double,
-    _pop_min,
-    _push,
-    _radix_heap,
-    _sift_down,
-)
+from calibbook._kernels.bits import bits_float, float_bits
+from calibbook._kernels.neariso.heap import _HELD, _bucket, _pop_min, _push, _radix_heap, _sift_down
 from calibbook._kernels.neariso.models import _block_term
 
 # Fields of a block's records (see _solve_segments): its doubles, and its int32 slots
@@ -150,10 +142,11 @@ def _segment_path(
         )
         if t < np.inf:
             rec[j, _KEY] = key = t if t > 0.0 else 0.0
-            _push(keys, nodes, meta, _bucket(_bits(key), last_bits), _bits(key), np.int32(j))
+            key_bits = float_bits(key)
+            _push(keys, nodes, meta, _bucket(key_bits, last_bits), key_bits, np.int32(j))
     while meta[_HELD] > 0:
         bits, h, last_bits = _pop_min(keys, nodes, meta, last_bits)
-        lam = _double(bits)  # pushed keys are at least lam, so lam never decreases
+        lam = bits_float(bits)  # pushed keys are at least lam, so lam never decreases
         if rec[h, _KEY] != lam:
             continue  # stale: the pair changed since this time was computed
         g = rec_int[h, _NXT]
@@ -188,13 +181,15 @@ def _segment_path(
             t = _merge_time(mean_h, coef_h, rec[q, _MEAN], rec[q, _COEF], lam, tol)
             if t < np.inf:
                 rec[h, _KEY] = key = t if t > lam else lam
-                _push(keys, nodes, meta, _bucket(_bits(key), last_bits), _bits(key), h)
+                key_bits = float_bits(key)
+                _push(keys, nodes, meta, _bucket(key_bits, last_bits), key_bits, h)
         if p >= 0:
             rec[p, _KEY] = -1.0
             t = _merge_time(rec[p, _MEAN], rec[p, _COEF], mean_h, coef_h, lam, tol)
             if t < np.inf:
                 rec[p, _KEY] = key = t if t > lam else lam
-                _push(keys, nodes, meta, _bucket(_bits(key), last_bits), _bits(key), p)
+                key_bits = float_bits(key)
+                _push(keys, nodes, meta, _bucket(key_bits, last_bits), key_bits, p)
     return n_out, fit
 
 
