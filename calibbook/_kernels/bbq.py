@@ -27,6 +27,7 @@ import math
 import numpy as np
 from numba import njit
 
+from calibbook._kernels.arrays import zeroed
 from calibbook._kernels.binning import midpoint
 
 # cuts_of_runs: a weight below within this many ulps of W of a target reaches it
@@ -285,6 +286,7 @@ def bbq_log_marginals(record, total, pos_total, b_min, b_max, strength, prior_cl
     return score
 
 
+@njit(cache=True)
 def averaged_map(record, b_min, model_weight, total, pos_total, strength, prior_clip):
     """The weighted average of the step maps of the binnings of positive ``model_weight``.
 
@@ -295,69 +297,71 @@ def averaged_map(record, b_min, model_weight, total, pos_total, strength, prior_
     estimate over its cells, binning by binning and bin by bin, and a running sum gives
     the averages. A cut at or before its binning's previous one (an empty bin) is skipped.
 
-    Plain NumPy (it touches sum_B B cuts once, not the data): no compile time on a first
-    fit. The record comes in increasing order of run, ``np.bincount`` and ``np.cumsum`` add
-    in order, so the sums are those of a loop over binnings and bins, bit for bit.
+    Two passes. The first reads the record in order, which is increasing order of run:
+    a cut at a new run is a new grid point, and each binning's cuts are stored in its
+    own slot (B - 1 places) in order. The second walks the binnings and their bins.
+    Reached through ``for_size``: a small first fit runs it as Python.
     """
     rec_first, rec_step, rec_run, rec_below, rec_pos, rec_cut = record
-    active = np.flatnonzero(model_weight != 0.0)
-    b_lo, b_hi = b_min + active[0], b_min + active[-1]
-    # every (entry, binning) pair of a cut, in the order of the entries
-    use = np.flatnonzero((rec_run >= 0) & (rec_first <= b_hi))
-    step = rec_step[use]
-    first = rec_first[use]
-    first = np.where(first < b_lo, first + (b_lo - first + step - 1) // step * step, first)
-    count = np.maximum((b_hi - first) // step + 1, 0)
-    entry = np.repeat(use, count)
-    offset = np.arange(entry.size) - np.repeat(np.cumsum(count) - count, count)
-    model = np.repeat(first, count) + offset * rec_step[entry] - b_min
-    keep = model_weight[model] != 0.0
-    entry, model = entry[keep], model[keep]
-    # each binning's cuts in turn (a stable sort keeps the entries' order); a cut is kept
-    # when its run is past the binning's previous cut (runs never decrease along the record)
-    order = np.argsort(model, kind="stable")
-    entry, model = entry[order], model[order]
-    run = rec_run[entry]
-    previous = np.zeros_like(run)
-    same = model[1:] == model[:-1]
-    previous[1:][same] = run[:-1][same]
-    keep = run > previous
-    entry, model, run = entry[keep], model[keep], run[keep]
-    grid_runs, at = np.unique(run, return_index=True)
-    grid = rec_cut[entry[at]]
-    # the bins: each binning's cuts between a start (0, nothing below) and an end (1, all)
-    n_active = active.size
-    kind = np.concatenate(
-        (np.zeros(n_active, np.int64), np.ones(run.size, np.int64), np.full(n_active, 2))
-    )
-    owner = np.concatenate((active, model, active))
-    index = np.concatenate(
-        (np.full(n_active, -1), np.searchsorted(grid_runs, run), np.full(n_active, grid.size))
-    )
-    value = np.concatenate(
-        (np.zeros(n_active), grid[index[n_active : n_active + run.size]], np.ones(n_active))
-    )
-    below = np.concatenate((np.zeros(n_active), rec_below[entry], np.full(n_active, total)))
-    pos = np.concatenate((np.zeros(n_active), rec_pos[entry], np.full(n_active, pos_total)))
-    order = np.argsort(3 * owner + kind, kind="stable")
-    index, value, below, pos, owner = (
-        index[order],
-        value[order],
-        below[order],
-        pos[order],
-        owner[order],
-    )
-    lo, hi = slice(None, -1), slice(1, None)
-    bins = np.flatnonzero(owner[lo] == owner[hi])
-    a1 = strength * np.minimum(
-        np.maximum(0.5 * (value[bins] + value[bins + 1]), prior_clip), 1.0 - prior_clip
-    )
-    estimate = (pos[bins + 1] - pos[bins] + a1) / (below[bins + 1] - below[bins] + strength)
-    step_weight = model_weight[owner[bins]] * estimate
-    # +w e at the bin's first cell, -w e past its last, in the loop's order
-    cells = np.empty(2 * bins.size, np.int64)
-    cells[0::2], cells[1::2] = index[bins] + 1, index[bins + 1] + 1
-    signed = np.empty(2 * bins.size)
-    signed[0::2], signed[1::2] = step_weight, -step_weight
-    diff = np.bincount(cells, signed, minlength=grid.size + 2)
-    return grid, np.cumsum(diff[: grid.size + 1])
+    n_models = model_weight.shape[0]
+    b_lo, b_hi = b_min + n_models, b_min - 1  # the binnings of positive weight
+    slot = np.empty(n_models + 1, np.int64)
+    slot[0] = 0
+    for m in range(n_models):
+        size = 0
+        if model_weight[m] != 0.0:
+            b_lo, b_hi = min(b_lo, b_min + m), b_min + m
+            size = b_min + m - 1
+        slot[m + 1] = slot[m] + size
+    n_cuts = zeroed(np.empty(n_models, np.int64))
+    last_run = zeroed(np.empty(n_models, np.int64))
+    cut_index = np.empty(slot[n_models], np.int64)
+    cut_below = np.empty(slot[n_models], np.float64)
+    cut_pos = np.empty(slot[n_models], np.float64)
+    grid = np.empty(slot[n_models], np.float64)
+    n_grid, grid_run = 0, -1
+    for e in range(rec_run.shape[0]):
+        r, first, step = rec_run[e], rec_first[e], rec_step[e]
+        if r < 0 or first > b_hi:
+            continue
+        if first < b_lo:
+            first += (b_lo - first + step - 1) // step * step
+        for big_b in range(first, b_hi + 1, step):
+            m = big_b - b_min
+            if model_weight[m] == 0.0 or r <= last_run[m]:
+                continue
+            if r != grid_run:
+                grid[n_grid] = rec_cut[e]
+                n_grid += 1
+                grid_run = r
+            at = slot[m] + n_cuts[m]
+            cut_index[at] = n_grid - 1
+            cut_below[at] = rec_below[e]
+            cut_pos[at] = rec_pos[e]
+            n_cuts[m] += 1
+            last_run[m] = r
+    # +w e at a bin's first cell, -w e past its last
+    diff = zeroed(np.empty(n_grid + 2, np.float64))
+    for m in range(n_models):
+        w = model_weight[m]
+        if w == 0.0:
+            continue
+        lo, lower, below_lo, pos_lo = 0, 0.0, 0.0, 0.0
+        for u in range(n_cuts[m] + 1):
+            if u < n_cuts[m]:
+                at = slot[m] + u
+                hi, upper = cut_index[at] + 1, grid[cut_index[at]]
+                below_hi, pos_hi = cut_below[at], cut_pos[at]
+            else:
+                hi, upper, below_hi, pos_hi = n_grid + 1, 1.0, total, pos_total
+            a1, _ = _bin_prior(lower, upper, strength, prior_clip)
+            estimate = (pos_hi - pos_lo + a1) / (below_hi - below_lo + strength)
+            diff[lo] += w * estimate
+            diff[hi] -= w * estimate
+            lo, lower, below_lo, pos_lo = hi, upper, below_hi, pos_hi
+    averaged = np.empty(n_grid + 1, np.float64)
+    acc = 0.0
+    for g in range(n_grid + 1):
+        acc += diff[g]
+        averaged[g] = acc
+    return grid[:n_grid].copy(), averaged

@@ -241,6 +241,7 @@ class BBQ(BaseCalibrator):
             new_record,
             record_size,
         )
+        from calibbook._kernels.interpreted import for_size
 
         n = scores.size
         b_min, b_max = _bin_range(float(n))
@@ -263,7 +264,9 @@ class BBQ(BaseCalibrator):
         alpha = pruning_alpha(self.prune, self.prune_alpha, self._ELBOW_ALPHA)
         weight = relative_likelihoods(-2.0 * (log_ml + log_prior), self.prune, alpha)
         keep = weight > 0
-        grid, averaged = averaged_map(record, b_min, weight, total, pos_total, strength, clip)
+        grid, averaged = for_size(averaged_map, n)(
+            record, b_min, weight, total, pos_total, strength, clip
+        )
         self.thresholds_ = grid
         self.step_values_ = np.clip(averaged, 0.0, 1.0)
         self.model_n_bins_ = np.arange(b_min, b_max + 1)[keep]
