@@ -18,31 +18,27 @@ _LARGEST_FLOAT = float(np.finfo(np.float64).max)  # a constant: np.finfo in a ke
 
 
 @njit(cache=True, inline="always")
-def _suffix_hull_next(cx, cy):
-    """``nxt[j]``: the vertex after P_j on the lower convex hull of P_j, ..., P_R (-1: none).
+def _suffix_hull_next(cx, cy, nxt):
+    """Fills ``nxt``: ``nxt[j]`` is the vertex after P_j on the lower convex hull of P_j, ...,
+    P_R (-1: none).
 
     One right-to-left Graham scan; the hull of P_j.. is P_j followed by the hull of
-    P_nxt[j].., so every suffix hull is a chain of these pointers. Collinear points are
-    dropped (they change no slope).
+    P_nxt[j].., so every suffix hull is a chain of these pointers, and so is the scan's
+    stack: from its top vertex, each entry's next is the one below it. Collinear points
+    are dropped (they change no slope).
     """
     n = cx.shape[0]
-    nxt = np.empty(n, np.int64)
-    stack = np.empty(n, np.int64)
-    top = -1
+    top = -1  # the stack's top vertex (-1: empty)
     nxt[0] = -1
     for j in range(n - 1, 0, -1):
-        nxt[j] = -1
-        while top >= 1:
-            a, b = stack[top], stack[top - 1]
+        while top >= 0 and nxt[top] >= 0:  # two vertices or more: a on b
+            a, b = top, nxt[top]
             # keep a if it lies strictly below the segment from P_j to P_b
             if (cy[a] - cy[j]) * (cx[b] - cx[j]) < (cy[b] - cy[j]) * (cx[a] - cx[j]):
                 break
-            top -= 1
-        if top >= 0:
-            nxt[j] = stack[top]
-        top += 1
-        stack[top] = j
-    return nxt
+            top = b
+        nxt[j] = top
+        top = j
 
 
 @njit(cache=True, inline="always")
@@ -58,42 +54,48 @@ def _tangent(cx, cy, nxt, lx, ly, v):
 
 
 @njit(cache=True, inline="always")
-def _cumulative(weights, sums):
-    """The cumulative sum diagram: P_0 = (0, 0), P_r = (W_1 + ... + W_r, S_1 + ... + S_r)."""
+def _cumulative(weights, sums, mirrored, cx, cy):
+    """Fills ``cx``, ``cy`` with the cumulative sum diagram: P_0 = (0, 0), P_r = (W_1 + ...
+    + W_r, S_1 + ... + S_r).
+
+    ``mirrored``: that of the mirrored runs instead (reversed order, labels flipped: weight
+    W_{R+1-r}, positive weight W_{R+1-r} - S_{R+1-r}), summed in the mirrored order.
+    """
     r = weights.shape[0]
-    cx = np.empty(r + 1, np.float64)
-    cy = np.empty(r + 1, np.float64)
     cx[0] = 0.0
     cy[0] = 0.0
     for k in range(r):
-        cx[k + 1] = cx[k] + weights[k]
-        cy[k + 1] = cy[k] + sums[k]
-    return cx, cy
+        if mirrored:
+            w = weights[r - 1 - k]
+            cx[k + 1] = cx[k] + w
+            cy[k + 1] = cy[k] + (w - sums[r - 1 - k])
+        else:
+            cx[k + 1] = cx[k] + weights[k]
+            cy[k + 1] = cy[k] + sums[k]
 
 
-@njit(cache=True)
-def bridges(cx, cy):
-    """For each run i, the block (c_i, t_i] of the fit with a case of label 1 tied with run i.
+@njit(cache=True, inline="always")
+def bridges(cx, cy, nxt, ox, oy, mirrored, out):
+    """For each run i, the block (c_i, t_i] of the fit with a case of label 1 tied with run i,
+    and the value there.
 
-    The block is runs c_i + 1 .. t_i (1-based) and the added case, so the value there is
-    ``(Y[t] - Y[c] + 1) / (X[t] - X[c] + 1)`` over the cumulative sums X, Y. The bridge is
-    kept from one run to the next: when run i - 1 leaves the right points (it becomes
-    L_{i-1}, moved by -e), either L_{i-1} is above the current bridge, which then stays, or
-    it is on or below it and becomes the bridge's left end; the new right end is then at or
-    after the old one (the tangent from a point below a supporting line, left of its
-    touching point, touches the hull at or right of that point). So the walks along the
-    suffix hulls move right only: O(R) after the scan.
+    The block is runs c_i + 1 .. t_i (1-based) and the added case. The bridge is kept from
+    one run to the next: when run i - 1 leaves the right points (it becomes L_{i-1}, moved
+    by -e), either L_{i-1} is above the current bridge, which then stays, or it is on or
+    below it and becomes the bridge's left end; the new right end is then at or after the
+    old one (the tangent from a point below a supporting line, left of its touching point,
+    touches the hull at or right of that point). So the walks along the suffix hulls move
+    right only: O(R) after the scan.
 
-    ``cx``, ``cy``: the cumulative sum diagram (:func:`_cumulative`), R + 1 points.
-
-    Returns
-    -------
-    c, t : int64 arrays (R,)
+    ``cx``, ``cy``: the cumulative sum diagram (:func:`_cumulative`), R + 1 points;
+    ``nxt``, (R + 1,), is scratch for the suffix hulls. ``out[i - 1]`` is set to the block's
+    ``(Y[t] - Y[c] + 1) / (X[t] - X[c] + 1)`` over the sums ``ox``, ``oy`` (here the same
+    as ``cx``, ``cy``). With ``mirrored``, ``cx``, ``cy`` is the mirrored diagram and
+    ``ox``, ``oy`` the original one: the block is then (R - t, R - c] of the original runs,
+    and ``out[R - i]`` is set to its ``(Y[hi] - Y[lo]) / (X[hi] - X[lo] + 1)``.
     """
     r = cx.shape[0] - 1
-    nxt = _suffix_hull_next(cx, cy)
-    lefts = np.empty(r, np.int64)
-    rights = np.empty(r, np.int64)
+    _suffix_hull_next(cx, cy, nxt)
     c = 0  # the bridge's left end is L_c
     t = _tangent(cx, cy, nxt, cx[0] - 1.0, cy[0] - 1.0, np.int64(1))  # int64, not Literal[1]
     for i in range(1, r + 1):
@@ -104,15 +106,28 @@ def bridges(cx, cy):
             if t < i or (qy - ly) * (cx[t] - lx) <= (cy[t] - ly) * (qx - lx):
                 c = i - 1
                 t = _tangent(cx, cy, nxt, qx, qy, max(t, i))
-        lefts[i - 1] = c
-        rights[i - 1] = t
-    return lefts, rights
+        if mirrored:
+            lo, hi = r - t, r - c
+            out[r - i] = (oy[hi] - oy[lo]) / ((ox[hi] - ox[lo]) + 1.0)
+        else:
+            out[i - 1] = ((oy[t] - oy[c]) + 1.0) / ((ox[t] - ox[c]) + 1.0)
+
+
+def new_pair_arrays(r):
+    """The arrays :func:`pair_values` fills for r runs: (diagram, nxt, pairs).
+
+    Allocated in NumPy, one array each (not one 2-D block: blocks over 32 MB are mapped
+    afresh by the C library at every call), and as few as the kernel needs: at 10^6 runs,
+    the first touch of fresh pages was a third of the kernel's time.
+    """
+    diagram = tuple(np.empty(r + 1) for _ in range(4))
+    return diagram, np.empty(r + 1, np.int64), (np.empty(r), np.empty(r))
 
 
 @njit(cache=True)
-def pair_values(weights, sums):
+def pair_values(weights, sums, diagram, nxt, pairs):
     """(p0, p1) of each run: the isotonic value at a case of weight 1 tied with the run,
-    labelled 0 and 1 (float64 arrays, contiguous).
+    labelled 0 and 1.
 
     p1 is the mean of the bridge's block with the added positive. p0 by symmetry: relabel
     y -> 1 - y and reverse the score order, and the label-0 case becomes a label-1 case of
@@ -121,25 +136,16 @@ def pair_values(weights, sums):
     the block's own sums, so a block of integer weights gives the same float whichever
     label the added case has.
 
-    On small problems, while it is not compiled, it runs as Python
-    (:mod:`calibbook._kernels.interpreted`).
+    Fills the arrays of :func:`new_pair_arrays`: ``pairs`` is (p0, p1); ``diagram`` (the
+    diagram and its mirror) and ``nxt`` are scratch. On small problems, while it is not
+    compiled, it runs as Python (:mod:`calibbook._kernels.interpreted`).
     """
-    r = weights.shape[0]
-    cx, cy = _cumulative(weights, sums)
-    c, t = bridges(cx, cy)
-    mirror_w = np.empty(r, np.float64)
-    mirror_s = np.empty(r, np.float64)
-    for k in range(r):
-        mirror_w[k] = weights[r - 1 - k]
-        mirror_s[k] = weights[r - 1 - k] - sums[r - 1 - k]
-    mc, mt = bridges(*_cumulative(mirror_w, mirror_s))
-    p0 = np.empty(r, np.float64)
-    p1 = np.empty(r, np.float64)
-    for i in range(r):
-        p1[i] = ((cy[t[i]] - cy[c[i]]) + 1.0) / ((cx[t[i]] - cx[c[i]]) + 1.0)
-        lo, hi = r - mt[r - 1 - i], r - mc[r - 1 - i]
-        p0[i] = (cy[hi] - cy[lo]) / ((cx[hi] - cx[lo]) + 1.0)
-    return p0, p1
+    cx, cy, mx, my = diagram
+    p0, p1 = pairs
+    _cumulative(weights, sums, False, cx, cy)
+    bridges(cx, cy, nxt, cx, cy, False, p1)
+    _cumulative(weights, sums, True, mx, my)
+    bridges(mx, my, nxt, cx, cy, True, p0)
 
 
 @njit(cache=True)

@@ -321,11 +321,13 @@ def _near_ties_pooled(values, weights, positives, tolerance):
 def _run_values(weights, positives):
     """(p0, p1) of each run (:func:`calibbook._kernels.venn_abers.pair_values`)."""
     from calibbook._kernels.interpreted import for_size
-    from calibbook._kernels.venn_abers import pair_values
+    from calibbook._kernels.venn_abers import new_pair_arrays, pair_values
 
     weights = np.ascontiguousarray(weights, np.float64)  # one specialization
     positives = np.ascontiguousarray(positives, np.float64)
-    return for_size(pair_values, weights.size)(weights, positives)
+    diagram, nxt, pairs = new_pair_arrays(weights.size)
+    for_size(pair_values, weights.size)(weights, positives, diagram, nxt, pairs)
+    return pairs
 
 
 def _n_blocks(weights, positives):
