@@ -40,14 +40,27 @@ def sorted_runs(scores, labels=None, weights=None):
     ``np.sort`` is several times faster than ``argsort``) and merged in one pass.
     Rows of zero weight are dropped: they are absent rows.
     """
-    from calibbook._kernels.aggregate import merge_runs_with_sentinels, weighted_runs
+    from calibbook._kernels.aggregate import merge_runs_with_sentinels, new_runs
     from calibbook._kernels.interpreted import for_size
 
     if labels is None:
         labels = np.zeros_like(scores)
-    if weights is None:
-        return for_size(merge_runs_with_sentinels, scores.size)(*split_sorted(scores, labels))
-    return for_size(weighted_runs, scores.size)(scores, weights, labels, np.argsort(scores))
+    if weights is not None:
+        return ordered_runs(scores, weights, labels, np.argsort(scores))
+    out = new_runs(scores.size)
+    n_runs = for_size(merge_runs_with_sentinels, scores.size)(*split_sorted(scores, labels), out)
+    return tuple(a[:n_runs] for a in out)
+
+
+def ordered_runs(scores, weights, labels, order):
+    """Runs of equal scores of weighted rows visited in ``order``, an argsort of ``scores``
+    (:func:`calibbook._kernels.aggregate.weighted_runs`): values, weights, positive weights."""
+    from calibbook._kernels.aggregate import new_runs, weighted_runs
+    from calibbook._kernels.interpreted import for_size
+
+    out = new_runs(scores.size)
+    n_runs = for_size(weighted_runs, scores.size)(scores, weights, labels, order, out)
+    return tuple(a[:n_runs] for a in out)
 
 
 def split_sorted(scores, labels):

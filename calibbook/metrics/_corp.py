@@ -35,7 +35,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import xlogy
 
-from calibbook._utils.binning import assign_bins, sorted_runs
+from calibbook._utils.binning import assign_bins, ordered_runs, sorted_runs
 from calibbook._utils.params import Interval, Options, check_random_state, validate_params
 from calibbook._utils.validation import check_probability_input, check_sample_weight, check_scores
 from calibbook.metrics._bootstrap import resampled_weights
@@ -131,11 +131,9 @@ def _runs(y, p, w, weighted):
     if not weighted:
         v, total, pos = sorted_runs(p, y)
         return v, total, pos, total - pos  # counts: exact
-    from calibbook._kernels.aggregate import weighted_runs
-
     order = np.argsort(p, kind="stable")
-    v, total, pos = weighted_runs(p, w, y, order)
-    _, _, neg = weighted_runs(p, w, 1.0 - y, order)  # summed apart: no total - pos rounding
+    v, total, pos = ordered_runs(p, w, y, order)
+    _, _, neg = ordered_runs(p, w, 1.0 - y, order)  # summed apart: no total - pos rounding
     return v, total, pos, neg
 
 

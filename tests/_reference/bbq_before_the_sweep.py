@@ -132,7 +132,7 @@ _OLD_BBQ = []
 
 def _old_bbq_fit(s, y, w, strength, clip, prune, prune_alpha):
     """Frozen copy of ``BBQ._fit`` before the sweep (runs from the old ``sorted_runs``)."""
-    from calibbook._kernels.aggregate import weighted_runs
+    from calibbook._utils.binning import ordered_runs
     from calibbook.calibrators._model_averaging import pruning_alpha, relative_likelihoods
     from calibbook.calibrators.bbq import _bin_range
 
@@ -143,7 +143,7 @@ def _old_bbq_fit(s, y, w, strength, clip, prune, prune_alpha):
         is_pos = y == 1
         values, weights, positives = merge_sorted_runs(np.sort(s[~is_pos]), np.sort(s[is_pos]))
     else:
-        values, weights, positives = weighted_runs(s, w, y, np.argsort(s))
+        values, weights, positives = ordered_runs(s, w, y, np.argsort(s))
     b_min, b_max = _bin_range(weights.sum())
     log_ml, offsets, cuts, estimates = bbq_models(
         values, weights, positives, b_min, b_max, strength, clip

@@ -14,8 +14,8 @@ from hypothesis.extra import numpy as hnp
 from numba import njit
 
 import calibbook._kernels.interpreted as interpreted
-from calibbook import ENIR, NearIsotonicRegression, VennAbers, near_isotonic_path
-from calibbook._kernels.aggregate import merge_runs_with_sentinels, weighted_runs
+from calibbook import BBQ, ENIR, NearIsotonicRegression, VennAbers, near_isotonic_path
+from calibbook._kernels.aggregate import merge_runs_with_sentinels, new_runs, weighted_runs
 from calibbook._kernels.bits import bits_float, float_bits, leading_zeros
 from calibbook._kernels.interpreted import compiling, for_size, python_version
 from calibbook._kernels.neariso.models import blocks_at, exact_fits, model_average
@@ -214,6 +214,34 @@ def test_venn_abers_as_python_is_the_compiled_fit(case, as_python, monkeypatch):
     _same_in_both_modes(_venn_abers_case, case, monkeypatch)
 
 
+def _bbq_case(seed, n, ties, weights, options):
+    rng, s = _scores(seed, n, ties, normal=False)
+    y = (rng.random(n) < s).astype(float)
+    y[:2] = [0.0, 1.0]
+    w = {
+        None: None,
+        "integer": rng.integers(0, 4, n).astype(float),
+        "real": rng.uniform(0.2, 3.0, n),
+    }[weights]
+    model = BBQ(**options).fit(s, y, sample_weight=w)
+    grid = np.concatenate([s, np.linspace(0.0, 1.0, 301)])
+    return model.predict(grid), model.thresholds_, model.step_values_, model.model_weights_
+
+
+BBQ_CASES = [
+    (seed, n, ties, weights, options)
+    for seed, (n, ties, weights) in enumerate(
+        [(5, None, None), (400, 2, "integer"), (3000, None, None), (2000, 1, "real")]
+    )
+    for options in ({}, {"prune": "elbow", "prior_strength": 0.7})
+]
+
+
+@pytest.mark.parametrize("case", BBQ_CASES, ids=str)
+def test_bbq_averaged_map_as_python_is_the_compiled_map(case, as_python, monkeypatch):
+    _same_in_both_modes(_bbq_case, case, monkeypatch)
+
+
 @settings(max_examples=100, deadline=None)
 @given(
     values=hnp.arrays(np.float64, st.integers(0, 80), elements=st.sampled_from([0.1, 0.5, 0.7])),
@@ -225,12 +253,15 @@ def test_runs_as_python_are_the_compiled_runs(values, labels, weights):
 
     labels, weights = labels[: values.size], weights[: values.size]
     buf, n_neg = split_sorted(values, labels)
-    _assert_identical(
-        merge_runs_with_sentinels(buf, n_neg),
-        python_version(merge_runs_with_sentinels)(buf, n_neg),
-    )
-    args = (values, weights, labels, np.argsort(values))
-    _assert_identical(weighted_runs(*args), python_version(weighted_runs)(*args))
+    cases = [
+        (merge_runs_with_sentinels, (buf, n_neg)),
+        (weighted_runs, (values, weights, labels, np.argsort(values))),
+    ]
+    for kernel, args in cases:
+        compiled, python = new_runs(values.size), new_runs(values.size)
+        n_runs = kernel(*args, compiled)
+        assert python_version(kernel)(*args, python) == n_runs
+        _assert_identical(tuple(a[:n_runs] for a in compiled), tuple(a[:n_runs] for a in python))
 
 
 def test_python_version_swaps_callees_and_keeps_the_kernel():
