@@ -227,6 +227,11 @@ def main():
     if args.child:
         _child(args.child)
         return
+    from calibbook.registry import calibrator_names
+
+    unknown = sorted(set(args.only or ()) - set(calibrator_names()))
+    if unknown:
+        parser.error(f"--only: unknown calibrators {unknown}; choose from {calibrator_names()}")
 
     import pandas as pd
 
