@@ -10,7 +10,8 @@ both, bit for bit), so which one ran is never visible in a result.
 
 A kernel run this way may only use what means the same in Python and in numba: scalar
 arithmetic, indexing, loops, ``math`` functions (``np.log`` of a scalar runs NumPy's own
-SIMD code in Python, the C library's in numba; ``math.log`` is the C library's in both),
+SIMD code in Python, the C library's in numba; ``math.log`` is the C library's in both, but
+``math.lgamma`` is CPython's own in Python and the C library's in numba),
 ``np.empty`` and array methods. An intrinsic carries its Python meaning in
 ``python_equivalent`` (see :func:`with_python_equivalent`).
 """
