@@ -20,6 +20,10 @@ order of target (the binnings are independent, so their order does not matter).
 Without sample weights the stream merges the sorted scores of the negatives and of the
 positives (the buffer of ``calibbook._utils.binning.split_sorted``) into runs on the fly; with
 weights it reads the runs of ``sorted_runs``.
+
+The sweeps and the averaged map are reached through ``for_size``: a small first fit runs them
+as Python (:mod:`calibbook._kernels.interpreted`). The log marginals stay compiled: their
+``math.lgamma`` is the C library's in numba and CPython's own in Python.
 """
 
 import math
@@ -300,7 +304,6 @@ def averaged_map(record, b_min, model_weight, total, pos_total, strength, prior_
     Two passes. The first reads the record in order, which is increasing order of run:
     a cut at a new run is a new grid point, and each binning's cuts are stored in its
     own slot (B - 1 places) in order. The second walks the binnings and their bins.
-    Reached through ``for_size``: a small first fit runs it as Python.
     """
     rec_first, rec_step, rec_run, rec_below, rec_pos, rec_cut = record
     n_models = model_weight.shape[0]

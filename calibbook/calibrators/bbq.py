@@ -248,14 +248,15 @@ class BBQ(BaseCalibrator):
         if sample_weight is None and n * b_max < 2**53:
             # every row weighs 1: the runs stream straight out of the two sorted classes
             record = new_record(n_fractions(b_max))
-            cuts_of_rows(*split_sorted(scores, y), b_min, b_max, record)
+            for_size(cuts_of_rows, n)(*split_sorted(scores, y), b_min, b_max, record)
             total, pos_total = float(n), float(np.count_nonzero(y == 1.0))
             log_prior = 0.0
         else:
             values, weights, positives = sorted_runs(scores, y, sample_weight)
             b_min, b_max, log_prior = _model_range(weights.sum())
             record = new_record(record_size(b_min, b_max))
-            size, total, pos_total = cuts_of_runs(values, weights, positives, b_min, b_max, record)
+            cuts = for_size(cuts_of_runs, n)
+            size, total, pos_total = cuts(values, weights, positives, b_min, b_max, record)
             record = tuple(field[:size] for field in record)
             if sample_weight is not None:
                 warn_low_total_weight(total, b_max, "bin", "BBQ")

@@ -222,6 +222,7 @@ def _bbq_case(seed, n, ties, weights, options):
         None: None,
         "integer": rng.integers(0, 4, n).astype(float),
         "real": rng.uniform(0.2, 3.0, n),
+        "equal": np.full(n, 0.7),  # the cuts of one fraction on different runs (n = 184)
     }[weights]
     model = BBQ(**options).fit(s, y, sample_weight=w)
     grid = np.concatenate([s, np.linspace(0.0, 1.0, 301)])
@@ -231,14 +232,20 @@ def _bbq_case(seed, n, ties, weights, options):
 BBQ_CASES = [
     (seed, n, ties, weights, options)
     for seed, (n, ties, weights) in enumerate(
-        [(5, None, None), (400, 2, "integer"), (3000, None, None), (2000, 1, "real")]
+        [
+            (5, None, None),
+            (400, 2, "integer"),
+            (3000, None, None),
+            (2000, 1, "real"),
+            (184, None, "equal"),
+        ]
     )
     for options in ({}, {"prune": "elbow", "prior_strength": 0.7})
 ]
 
 
 @pytest.mark.parametrize("case", BBQ_CASES, ids=str)
-def test_bbq_averaged_map_as_python_is_the_compiled_map(case, as_python, monkeypatch):
+def test_bbq_sweeps_and_map_as_python_are_the_compiled_ones(case, as_python, monkeypatch):
     _same_in_both_modes(_bbq_case, case, monkeypatch)
 
 
