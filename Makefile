@@ -114,7 +114,8 @@ serve:
 # Two workers: the machines have two cores. A notebook's cells share one kernel, so nbval
 # hands out whole files (--dist loadfile). tests/conftest.py gives each worker one BLAS thread.
 PYTEST_WORKERS ?= 2
-PYTEST = $(VPY) -m pytest -n $(PYTEST_WORKERS)
+# --durations: each pass lists its slowest tests, the data for keeping make test short.
+PYTEST = $(VPY) -m pytest -n $(PYTEST_WORKERS) --durations=15
 # The library's unit tests with check_estimator on its representative subset: make unit, the
 # second arithmetic path and make lowest. tests/book and tests/repo read files (notebooks,
 # their glue, README, Makefile, the environment files) and compare text, so they run once.
@@ -146,7 +147,7 @@ test: env
 # Each pass starts from an empty experiment cache (chapter 8 caches per split), so that it
 # recomputes on its own arithmetic path instead of reading the previous pass's numbers.
 NBVAL_CACHE = $(CURDIR)/_build/nbval-cache
-NBVAL = CALIBBOOK_CACHE=$(NBVAL_CACHE) MPLBACKEND=$(NBVAL_MPLBACKEND) $(VPY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile --nbval-lax \
+NBVAL = CALIBBOOK_CACHE=$(NBVAL_CACHE) MPLBACKEND=$(NBVAL_MPLBACKEND) $(VPY) -m pytest -n $(PYTEST_WORKERS) --durations=15 --dist loadfile --nbval-lax \
 	--nbval-current-env --nbval-sanitize-with book/nbval_sanitize.cfg -p no:cacheprovider
 
 # Both passes fail if a notebook compiled a kernel that make env's warm-up did not
