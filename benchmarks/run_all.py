@@ -15,6 +15,7 @@ import importlib.util
 import os
 import platform
 import sys
+import traceback
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -52,13 +53,23 @@ def main():
         f"median of {setting['repeats']} repeats",
         flush=True,
     )
-    rows = []
+    rows, failed = [], []
     for name, module in benchmark_modules().items():
         if args.only and name not in args.only:
             continue
         print(f"-- {name}", flush=True)
-        for row in module.measure(setting["sizes"], setting["repeats"]):
-            rows.append({"benchmark": name, **row})
+        try:  # one broken benchmark must not cost the others' measurements
+            new = [
+                {"benchmark": name, **row}
+                for row in module.measure(setting["sizes"], setting["repeats"])
+            ]
+        except Exception:
+            traceback.print_exc()
+            failed.append(name)
+            continue
+        rows += new
+        for row in new:  # as they come: a long run shows its progress
+            print(f"   {row['method']} n={row['n']:g}: target met = {row['target_met']}")
     table = pd.DataFrame(rows)
     if table.empty:
         raise SystemExit("no benchmark defines measure()")
@@ -81,6 +92,8 @@ def main():
     args.csv.parent.mkdir(parents=True, exist_ok=True)
     table.to_csv(args.csv, index=False, float_format="%.6g")
     print("wrote", args.csv)
+    if failed:
+        raise SystemExit(f"benchmarks that failed (traceback above): {', '.join(failed)}")
 
 
 if __name__ == "__main__":
