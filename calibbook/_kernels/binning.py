@@ -191,10 +191,9 @@ def bin_index(edges, x):
     hi = edges[n_edges - 1] if n_edges else 0.0
     n_buckets = min(4 * n_edges, 1 << 20)
     width = hi - lo
-    # few queries for the edges (the table costs O(edges), a search O(log edges) per query),
-    # or degenerate edges (equal, a few ulps apart, a range that overflows): one bucket, a
-    # plain binary search
-    bucketed = n_edges >= 8 and 4 * x.shape[0] >= n_edges and width > 0.0
+    # few queries, or degenerate edges (equal, a few ulps apart, a range that overflows):
+    # one bucket, a plain binary search
+    bucketed = n_edges >= 8 and x.shape[0] >= 4 * n_edges and width > 0.0
     bucketed = bucketed and np.isfinite(width) and np.isfinite(n_buckets / width)
     if not bucketed:
         n_buckets = 0

@@ -12,6 +12,10 @@ bridge (lower common tangent) between the left points and the right points.
 import numpy as np
 from numba import njit
 
+from calibbook._kernels.binning import count_at_or_below
+
+_LARGEST_FLOAT = float(np.finfo(np.float64).max)  # a constant: np.finfo in a kernel compiles
+
 
 @njit(cache=True, inline="always")
 def _suffix_hull_next(cx, cy, nxt):
@@ -142,3 +146,37 @@ def pair_values(weights, sums, diagram, nxt, pairs):
     bridges(cx, cy, nxt, cx, cy, False, p1)
     _cumulative(weights, sums, True, mx, my)
     bridges(mx, my, nxt, cx, cy, True, p0)
+
+
+@njit(cache=True)
+def pair_lookup(knot_lo, knot_hi, p0, p1, scores, tolerance, order, walk, out0, out1):
+    """(p0, p1) at each score from the fitted runs (fills ``out0`` and ``out1``).
+
+    The scores are visited in ``order``. k is the number of runs whose first score is at or
+    below the score plus the tie tolerance: found by a binary search per score, or, with
+    ``walk`` (``order`` then sorts the scores), by one merge walk over the runs, for many
+    scores against many runs, where a search per score misses the cache at every read.
+    Run k - 1 is tied with the score when its last score is within the tolerance below it,
+    and gives both values; otherwise p1 comes from run k (1 past the last run) and p0 from
+    run k - 1 (0 before the first).
+    """
+    n_runs = p1.shape[0]
+    big = _LARGEST_FLOAT
+    k = 0
+    for t in range(order.shape[0]):
+        i = order[t]
+        high = min(scores[i] + tolerance, big)  # a score near 1.8e308: the slack stops there
+        if walk:
+            while k < n_runs and knot_lo[k] <= high:
+                k += 1
+        else:
+            k = count_at_or_below(knot_lo, high)
+        prev = k - 1 if k > 0 else 0
+        low = max(scores[i] - tolerance, -big)
+        if k > 0 and knot_hi[prev] >= low:
+            out1[i] = p1[prev]
+        elif k < n_runs:
+            out1[i] = p1[k]
+        else:
+            out1[i] = 1.0
+        out0[i] = p0[prev] if k > 0 else 0.0

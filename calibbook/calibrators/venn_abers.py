@@ -257,30 +257,26 @@ class VennAbers(BaseCalibrator):
         return p0, p1
 
     def _pairs(self, s):
-        """(p0, p1), each of shape (n, n_folds), from each fold's runs.
+        """(p0, p1), each of shape (n, n_folds): a search per score, or a walk (see pair_lookup)."""
+        from calibbook._kernels.interpreted import for_size
+        from calibbook._kernels.venn_abers import pair_lookup
 
-        k is the number of runs whose first score is at or below the score plus the tie
-        tolerance (``sorted_index``: NumPy's search on few scores, the bucketed compiled
-        lookup on many). Run k - 1 is tied with the score when its last score is within the
-        tolerance below it, and gives both values; otherwise p1 comes from run k (1 past the
-        last run) and p0 from run k - 1 (0 before the first).
-        """
-        from calibbook._kernels.binning import sorted_index
-
-        tolerance = float(self.tie_tolerance_)
-        big = np.finfo(np.float64).max  # a score near it: the slack stops there
-        high = np.minimum(s + tolerance, big)
-        low = np.maximum(s - tolerance, -big)
         p0 = np.empty((s.size, len(self.knots_)))
         p1 = np.empty_like(p0)
-        for j, (knots, f0, f1) in enumerate(zip(self.knots_, self.p0_, self.p1_, strict=True)):
-            k = sorted_index(np.ascontiguousarray(knots[:, 0]), high)
-            prev = np.maximum(k - 1, 0)
-            after = k > 0
-            tied = after & (knots[prev, 1] >= low)
-            beyond = np.where(k < f1.size, f1[np.minimum(k, f1.size - 1)], 1.0)
-            p1[:, j] = np.where(tied, f1[prev], beyond)
-            p0[:, j] = np.where(after, f0[prev], 0.0)
+        out0, out1 = np.empty(s.size), np.empty(s.size)
+        tolerance = float(self.tie_tolerance_)
+        in_turn, sorted_order = np.arange(s.size), None
+        for k, (knots, f0, f1) in enumerate(zip(self.knots_, self.p0_, self.p1_, strict=True)):
+            lo, hi = np.ascontiguousarray(knots[:, 0]), np.ascontiguousarray(knots[:, 1])
+            f0, f1 = np.ascontiguousarray(f0, np.float64), np.ascontiguousarray(f1, np.float64)
+            # runs beyond the caches, as many scores: sort the scores once and walk the runs
+            walk = lo.size > _LARGE_TABLE and s.size > _LARGE_TABLE
+            if walk and sorted_order is None:
+                sorted_order = np.argsort(s, kind="stable")
+            order = sorted_order if walk else in_turn
+            lookup = for_size(pair_lookup, max(lo.size, s.size))
+            lookup(lo, hi, f0, f1, s, tolerance, order, walk, out0, out1)
+            p0[:, k], p1[:, k] = out0, out1
         return p0, p1
 
     def _predict(self, scores):
@@ -293,6 +289,11 @@ class VennAbers(BaseCalibrator):
         g1 = np.exp(np.mean(np.log(p1), axis=1))
         g0 = np.exp(np.mean(np.log1p(-p0), axis=1))
         return g1 / (g0 + g1)
+
+
+# Runs (and scores) above which a prediction sorts the scores and walks the runs once rather
+# than searching them per score: 2**16 runs, about the size of a core's L2 cache.
+_LARGE_TABLE = 1 << 16
 
 
 def _require_rows(n_rows, n_folds):

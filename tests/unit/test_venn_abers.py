@@ -1,7 +1,6 @@
 """Venn-ABERS: the fast algorithm against per-test-point isotonic refits and the venn-abers package,
 and its validity by simulation with a known truth."""
 
-import bisect
 import warnings
 
 import numpy as np
@@ -284,39 +283,20 @@ def test_fit_on_aggregated_rows_equals_fit_on_raw_rows():
         np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
 
 
-def _pairs_one_by_one(model, q):
-    """(p0, p1) of each query by the rule, score by score, with a plain binary search."""
-    tol, big = model.tie_tolerance_, np.finfo(np.float64).max
-    p0 = np.empty((q.size, len(model.knots_)))
-    p1 = np.empty_like(p0)
-    for j, (knots, f0, f1) in enumerate(zip(model.knots_, model.p0_, model.p1_, strict=True)):
-        for i, x in enumerate(q):
-            k = bisect.bisect_right(list(knots[:, 0]), min(x + tol, big))
-            if k > 0 and knots[k - 1, 1] >= max(x - tol, -big):
-                p1[i, j] = f1[k - 1]  # tied with run k - 1
-            else:
-                p1[i, j] = f1[k] if k < f1.size else 1.0
-            p0[i, j] = f0[k - 1] if k > 0 else 0.0
-    return p0, p1
-
-
 @pytest.mark.parametrize("cv", [None, 3])
-@pytest.mark.parametrize("n_queries", [900, 20_000])  # NumPy's search, the compiled lookup
-def test_pairs_are_the_rule_applied_score_by_score(cv, n_queries):
-    """Run starts, near ties within the tolerance, scores beyond both ends and near the
-    largest float: the vectorised lookup gives each score the pair the rule gives it."""
+def test_walk_over_sorted_scores_equals_the_search_per_score(monkeypatch, cv):
+    """Against many runs, predict sorts the scores and walks the runs once; the pairs are the
+    ones the search per score gives (run starts, near ties, scores beyond both ends)."""
+    import calibbook.calibrators.venn_abers as module
+
     rng = np.random.default_rng(7)
     s = np.round(rng.normal(size=600), 2)  # ties, and runs of several rows
     y = (rng.uniform(size=600) < 1 / (1 + np.exp(-s))).astype(float)
     model = VennAbers(cv=cv, random_state=0).fit(s, y)
     edges = np.concatenate([k[:, 0] for k in model.knots_] + [k[:, 1] for k in model.knots_])
-    tol = model.tie_tolerance_
-    near = [edges + tol, edges - tol, np.nextafter(edges + tol, np.inf)]
-    q = np.concatenate([s, edges, *near, rng.normal(size=200) * 4, [1.7e308, -1.7e308]])
-    q = rng.permutation(np.resize(q, n_queries))
-    got = model.predict_interval(q)
-    want = _pairs_one_by_one(model, q)
-    if cv is None:
-        want = (want[0][:, 0], want[1][:, 0])
-    for a, b in zip(got, want, strict=True):
+    q = np.concatenate([s, edges, np.nextafter(edges, np.inf), rng.normal(size=200) * 4])
+    searched = model.predict_interval(q)
+    monkeypatch.setattr(module, "_LARGE_TABLE", 4)
+    walked = model.predict_interval(q)
+    for a, b in zip(walked, searched, strict=True):
         np.testing.assert_array_equal(a, b)
