@@ -222,7 +222,7 @@ def _bbq_case(seed, n, ties, weights, options):
         None: None,
         "integer": rng.integers(0, 4, n).astype(float),
         "real": rng.uniform(0.2, 3.0, n),
-        "equal": np.full(n, 0.7),  # the cuts of one fraction on different runs (n = 184)
+        "equal": np.full(n, 0.7),  # a total that is not an integer: a target per cut
     }[weights]
     model = BBQ(**options).fit(s, y, sample_weight=w)
     grid = np.concatenate([s, np.linspace(0.0, 1.0, 301)])
